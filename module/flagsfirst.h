@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* flagsfirst: what the module's files share. */
+#ifndef _FLAGSFIRST_H
+#define _FLAGSFIRST_H
+
+#include <linux/fs.h>
+#include <linux/list.h>
+#include <linux/rcupdate.h>
+#include <linux/refcount.h>
+#include <linux/rhashtable-types.h>
+#include <linux/uidgid.h>
+
+/*
+ * An entry never changes once it is in the table: every change publishes a
+ * new entry in place of the old one, so an RCU reader that found an entry
+ * sees all of it, consistently, without a lock.
+ */
+struct ff_entry {
+	struct rhash_head node;		/* in ff_table.ht */
+	struct list_head list;		/* in ff_table.entries */
+	struct rcu_head rcu;
+	refcount_t ref;			/* the table's, plus one per reader */
+	kuid_t owner;
+	u32 attrs;			/* FLAGSFIRST_ATTR_* */
+	u64 seq;
+	u32 value_len;
+	u32 name_len;
+	char name[];			/* name_len bytes and a NUL, then the value */
+};
+
+static inline u8 *ff_entry_value(struct ff_entry *e)
+{
+	return (u8 *)e->name + e->name_len + 1;
+}
+
+/* module parameters (main.c) */
+extern unsigned int ff_max_entries;
+extern unsigned long ff_max_bytes;
+extern unsigned int ff_max_entries_per_uid;
+
+/* table.c */
+int ff_table_init(void);
+void ff_table_destroy(void);
+struct ff_entry *ff_entry_alloc(const char *name, u32 name_len, u32 value_len);
+void ff_entry_free(struct ff_entry *e);
+void ff_entry_put(struct ff_entry *e);
+struct ff_entry *ff_table_get(const char *name, u32 name_len);
+int ff_table_set(struct ff_entry *new, u64 flags);
+int ff_table_delete(const char *name, u32 name_len);
+long ff_table_delete_all(void);
+int ff_table_rename(const char *oldname, u32 oldlen,
+		    const char *newname, u32 newlen, u64 flags);
+
+/* ioctl.c */
+long ff_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
+
+#endif /* _FLAGSFIRST_H */

@@ -1,0 +1,365 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* flagsfirst: the table of operations and the rules every one of them obeys. */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bitops.h>
+#include <linux/build_bug.h>
+#include <linux/capability.h>
+#include <linux/cred.h>
+#include <linux/nospec.h>
+#include <linux/uaccess.h>
+#include <linux/flagsfirst.h>
+
+#include "flagsfirst.h"
+
+union ff_args {
+	__u64 flags;			/* every struct starts with it */
+	struct flagsfirst_set set;
+	struct flagsfirst_get get;
+	struct flagsfirst_delete del;
+	struct flagsfirst_rename rename;
+};
+
+/**
+ * struct ff_op - one extensible operation, as the dispatcher sees it
+ * @size_ver0: the first published size; smaller is EINVAL
+ * @ksize: the size of the struct this module understands
+ * @flags: the flags it accepts, CHECK_FIELDS aside
+ * @fields: the CHECK_FIELDS answer (flags aside): all ones in every field
+ *	the module understands, 0 in every __reserved field.  The dispatcher
+ *	also rejects a non-zero byte wherever it is 0, so the two cannot drift.
+ * @args_valid: flag combinations and field rules, or NULL if none
+ * @handler: the operation, called once every generic rule has passed
+ */
+struct ff_op {
+	size_t size_ver0;
+	size_t ksize;
+	u64 flags;
+	const union ff_args *fields;
+	bool (*args_valid)(const union ff_args *args, size_t usize);
+	long (*handler)(union ff_args *args, void __user *uarg, size_t usize);
+};
+
+/*
+ * copy_struct_to_user() only arrived in 6.13: write what both sides know
+ * and zero the caller's bytes beyond the kernel's struct.
+ */
+static int ff_copy_struct_to_user(void __user *dst, size_t usize,
+				  const void *src, size_t ksize)
+{
+	if (usize > ksize && clear_user(dst + ksize, usize - ksize))
+		return -EFAULT;
+	if (copy_to_user(dst, src, min(usize, ksize)))
+		return -EFAULT;
+	return 0;
+}
+
+/*
+ * Copies a NUL-terminated name into @buf (FLAGSFIRST_NAME_MAX + 1 bytes).
+ * Returns its length, or -ENOENT for an empty one unless @may_be_empty.
+ */
+static int ff_copy_name(char *buf, __u64 uname, bool may_be_empty)
+{
+	long len;
+
+	len = strncpy_from_user(buf, u64_to_user_ptr(uname),
+				FLAGSFIRST_NAME_MAX + 1);
+	if (len < 0)
+		return len;
+	if (len > FLAGSFIRST_NAME_MAX)
+		return -ENAMETOOLONG;
+	if (len == 0 && !may_be_empty)
+		return -ENOENT;
+	return len;
+}
+
+static bool ff_set_args_valid(const union ff_args *args, size_t usize)
+{
+	u64 flags = args->set.flags;
+
+	return !((flags & FLAGSFIRST_SET_NOREPLACE) &&
+		 (flags & FLAGSFIRST_SET_REPLACE));
+}
+
+static long ff_set(union ff_args *args, void __user *uarg, size_t usize)
+{
+	const struct flagsfirst_set *set = &args->set;
+	char name[FLAGSFIRST_NAME_MAX + 1];
+	struct ff_entry *e;
+	int len, err;
+
+	len = ff_copy_name(name, set->name, false);
+	if (len < 0)
+		return len;
+	if (set->value_len > FLAGSFIRST_VALUE_MAX)
+		return -E2BIG;
+
+	e = ff_entry_alloc(name, len, set->value_len);
+	if (!e)
+		return -ENOMEM;
+	err = -EFAULT;
+	if (copy_from_user(ff_entry_value(e), u64_to_user_ptr(set->value),
+			   set->value_len))
+		goto err_free_entry;
+	err = -EPERM;
+	if ((set->flags & FLAGSFIRST_SET_IMMUTABLE) &&
+	    !capable(CAP_LINUX_IMMUTABLE))
+		goto err_free_entry;
+	err = ff_table_set(e, set->flags);
+	if (err)
+		goto err_free_entry;
+	return 0;
+
+err_free_entry:
+	ff_entry_free(e);
+	return err;
+}
+
+static long ff_get(union ff_args *args, void __user *uarg, size_t usize)
+{
+	struct flagsfirst_get *get = &args->get;
+	char name[FLAGSFIRST_NAME_MAX + 1];
+	struct ff_entry *e;
+	int len, err = 0;
+
+	len = ff_copy_name(name, get->name, false);
+	if (len < 0)
+		return len;
+	e = ff_table_get(name, len);
+	if (!e)
+		return -ENOENT;
+
+	/* A buffer size of 0 asks for the size only (getxattr). */
+	if (get->value_len && get->value_len < e->value_len)
+		err = -ERANGE;
+	else if (get->value_len &&
+		 copy_to_user(u64_to_user_ptr(get->value), ff_entry_value(e),
+			      e->value_len))
+		err = -EFAULT;
+	get->value_len = e->value_len;
+	get->attrs = e->attrs;
+	get->seq = e->seq;
+	get->owner_uid = from_kuid_munged(current_user_ns(), e->owner);
+	get->__reserved = 0;
+	ff_entry_put(e);
+	if (err == -EFAULT)
+		return err;
+
+	if (ff_copy_struct_to_user(uarg, usize, get, sizeof(*get)))
+		return -EFAULT;
+	return err;
+}
+
+static long ff_delete(union ff_args *args, void __user *uarg, size_t usize)
+{
+	const struct flagsfirst_delete *del = &args->del;
+	bool all = del->flags & FLAGSFIRST_DELETE_ALL;
+	char name[FLAGSFIRST_NAME_MAX + 1];
+	int len;
+
+	len = ff_copy_name(name, del->name, all);
+	if (len < 0)
+		return len;
+	/* Explicit intent, as AT_EMPTY_PATH: "" means all only with the flag. */
+	if (all)
+		return len ? -EINVAL : ff_table_delete_all();
+	return ff_table_delete(name, len);
+}
+
+static bool ff_rename_args_valid(const union ff_args *args, size_t usize)
+{
+	u64 flags = args->rename.flags;
+
+	return !((flags & FLAGSFIRST_RENAME_NOREPLACE) &&
+		 (flags & FLAGSFIRST_RENAME_EXCHANGE));
+}
+
+static long ff_rename(union ff_args *args, void __user *uarg, size_t usize)
+{
+	const struct flagsfirst_rename *rename = &args->rename;
+	char oldname[FLAGSFIRST_NAME_MAX + 1];
+	char newname[FLAGSFIRST_NAME_MAX + 1];
+	int oldlen, newlen;
+
+	oldlen = ff_copy_name(oldname, rename->oldname, false);
+	if (oldlen < 0)
+		return oldlen;
+	newlen = ff_copy_name(newname, rename->newname, false);
+	if (newlen < 0)
+		return newlen;
+	return ff_table_rename(oldname, oldlen, newname, newlen,
+			       rename->flags);
+}
+
+/* The mistake the other operations avoid: no flags, no size, no future. */
+static long ff_rename_legacy(void __user *uarg)
+{
+	struct flagsfirst_rename_legacy legacy;
+	union ff_args args = {};
+
+	if (copy_from_user(&legacy, uarg, sizeof(legacy)))
+		return -EFAULT;
+	args.rename.oldname = legacy.oldname;
+	args.rename.newname = legacy.newname;
+	return ff_rename(&args, NULL, 0);
+}
+
+static const union ff_args ff_set_fields = {
+	.set = {
+		.name = ~0ULL,
+		.value = ~0ULL,
+		.value_len = ~0U,
+	},
+};
+
+static const union ff_args ff_get_fields = {
+	.get = {
+		.name = ~0ULL,
+		.value = ~0ULL,
+		.value_len = ~0U,
+		.attrs = ~0U,
+		.seq = ~0ULL,
+		.owner_uid = ~0U,
+	},
+};
+
+static const union ff_args ff_delete_fields = {
+	.del = {
+		.name = ~0ULL,
+	},
+};
+
+static const union ff_args ff_rename_fields = {
+	.rename = {
+		.oldname = ~0ULL,
+		.newname = ~0ULL,
+	},
+};
+
+/* Adding an operation is an entry here and a handler above. */
+static const struct ff_op ff_ops[] = {
+	[_IOC_NR(FLAGSFIRST_IOC_SET)] = {
+		.size_ver0 = FLAGSFIRST_SET_SIZE_VER0,
+		.ksize = sizeof(struct flagsfirst_set),
+		.flags = FLAGSFIRST_SET_FLAGS,
+		.fields = &ff_set_fields,
+		.args_valid = ff_set_args_valid,
+		.handler = ff_set,
+	},
+	[_IOC_NR(FLAGSFIRST_IOC_GET)] = {
+		.size_ver0 = FLAGSFIRST_GET_SIZE_VER0,
+		.ksize = sizeof(struct flagsfirst_get),
+		.flags = FLAGSFIRST_GET_FLAGS,
+		.fields = &ff_get_fields,
+		.handler = ff_get,
+	},
+	[_IOC_NR(FLAGSFIRST_IOC_DELETE)] = {
+		.size_ver0 = FLAGSFIRST_DELETE_SIZE_VER0,
+		.ksize = sizeof(struct flagsfirst_delete),
+		.flags = FLAGSFIRST_DELETE_FLAGS,
+		.fields = &ff_delete_fields,
+		.handler = ff_delete,
+	},
+	[_IOC_NR(FLAGSFIRST_IOC_RENAME)] = {
+		.size_ver0 = FLAGSFIRST_RENAME_SIZE_VER0,
+		.ksize = sizeof(struct flagsfirst_rename),
+		.flags = FLAGSFIRST_RENAME_FLAGS,
+		.fields = &ff_rename_fields,
+		.args_valid = ff_rename_args_valid,
+		.handler = ff_rename,
+	},
+};
+
+static void ff_assert_layouts(void)
+{
+	BUILD_BUG_ON(offsetofend(struct flagsfirst_set, __reserved) !=
+		     FLAGSFIRST_SET_SIZE_VER0);
+	BUILD_BUG_ON(offsetofend(struct flagsfirst_get, __reserved) !=
+		     FLAGSFIRST_GET_SIZE_VER0);
+	BUILD_BUG_ON(offsetofend(struct flagsfirst_delete, name) !=
+		     FLAGSFIRST_DELETE_SIZE_VER0);
+	BUILD_BUG_ON(offsetofend(struct flagsfirst_rename, newname) !=
+		     FLAGSFIRST_RENAME_SIZE_VER0);
+	BUILD_BUG_ON(sizeof(struct flagsfirst_rename_legacy) != 16);
+	/* The dispatcher reads flags at offset 0 of every struct. */
+	BUILD_BUG_ON(offsetof(struct flagsfirst_set, flags) != 0);
+	BUILD_BUG_ON(offsetof(struct flagsfirst_get, flags) != 0);
+	BUILD_BUG_ON(offsetof(struct flagsfirst_delete, flags) != 0);
+	BUILD_BUG_ON(offsetof(struct flagsfirst_rename, flags) != 0);
+	/* Same layout on 32- and 64-bit: compat_ptr_ioctl() is enough. */
+	BUILD_BUG_ON(sizeof(union ff_args) % sizeof(__u64));
+}
+
+/* Discovery with no side effect: only the caller's struct is written. */
+static int ff_check_fields(const struct ff_op *op, void __user *uarg,
+			   size_t usize)
+{
+	union ff_args fields = *op->fields;
+
+	fields.flags = op->flags | FLAGSFIRST_CHECK_FIELDS;
+	return ff_copy_struct_to_user(uarg, usize, &fields, op->ksize);
+}
+
+/* A byte the module does not understand (a __reserved field) must be 0. */
+static bool ff_reserved_clear(const struct ff_op *op,
+			      const union ff_args *args)
+{
+	const u8 *known = (const u8 *)op->fields;
+	const u8 *arg = (const u8 *)args;
+	size_t i;
+
+	for (i = sizeof(args->flags); i < op->ksize; i++)
+		if (!known[i] && arg[i])
+			return false;
+	return true;
+}
+
+long ff_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	void __user *uarg = (void __user *)arg;
+	size_t usize = _IOC_SIZE(cmd);
+	unsigned int nr = _IOC_NR(cmd);
+	const struct ff_op *op;
+	union ff_args args;
+	__u64 flags;
+	int err;
+
+	ff_assert_layouts();
+
+	if (cmd == FLAGSFIRST_IOC_RENAME_LEGACY)
+		return ff_rename_legacy(uarg);
+
+	/* The size bits are the caller's struct size: match the rest. */
+	if (_IOC_TYPE(cmd) != _IOC_TYPE(FLAGSFIRST_IOC_SET) ||
+	    _IOC_DIR(cmd) != (_IOC_READ | _IOC_WRITE) ||
+	    nr >= ARRAY_SIZE(ff_ops))
+		return -ENOTTY;
+	op = &ff_ops[array_index_nospec(nr, ARRAY_SIZE(ff_ops))];
+	if (!op->handler)
+		return -ENOTTY;
+
+	if (usize < op->size_ver0)
+		return -EINVAL;
+	if (usize > PAGE_SIZE)
+		return -E2BIG;
+
+	if (copy_from_user(&flags, uarg, sizeof(flags)))
+		return -EFAULT;
+	if (flags == FLAGSFIRST_CHECK_FIELDS)
+		return ff_check_fields(op, uarg, usize);
+
+	err = copy_struct_from_user(&args, op->ksize, uarg, usize);
+	if (err)
+		return err;
+	/* Re-read: the caller may have changed flags since. */
+	flags = args.flags;
+	if (flags & ~op->flags)
+		return -EINVAL;		/* unknown bits, or CHECK_FIELDS mixed in */
+	if (op->args_valid && !op->args_valid(&args, usize))
+		return -EINVAL;
+	if (!ff_reserved_clear(op, &args))
+		return -EINVAL;
+
+	return op->handler(&args, uarg, usize);
+}

@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* flagsfirst: the misc device, its module parameters, load and unload. */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+
+#include "flagsfirst.h"
+
+unsigned int ff_max_entries = 1U << 20;
+module_param_named(max_entries, ff_max_entries, uint, 0644);
+MODULE_PARM_DESC(max_entries, "Entries in the table at most; more fail with ENOSPC");
+
+unsigned long ff_max_bytes = 64UL << 20;
+module_param_named(max_bytes, ff_max_bytes, ulong, 0644);
+MODULE_PARM_DESC(max_bytes, "Bytes of names and values at most; more fail with ENOSPC");
+
+unsigned int ff_max_entries_per_uid = 1U << 16;
+module_param_named(max_entries_per_uid, ff_max_entries_per_uid, uint, 0644);
+MODULE_PARM_DESC(max_entries_per_uid,
+		 "Entries one uid may own; more fail with EDQUOT unless CAP_SYS_RESOURCE");
+
+static const struct file_operations ff_fops = {
+	.owner = THIS_MODULE,
+	.unlocked_ioctl = ff_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.llseek = noop_llseek,
+};
+
+static struct miscdevice ff_misc = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = "flagsfirst",
+	.fops = &ff_fops,
+	.mode = 0666,
+};
+
+static int __init ff_init(void)
+{
+	int err;
+
+	err = ff_table_init();
+	if (err)
+		return err;
+	err = misc_register(&ff_misc);
+	if (err)
+		ff_table_destroy();
+	return err;
+}
+
+static void __exit ff_exit(void)
+{
+	misc_deregister(&ff_misc);
+	ff_table_destroy();
+}
+
+module_init(ff_init);
+module_exit(ff_exit);
+
+MODULE_DESCRIPTION("A name->value table whose ioctls are designed flags-first");
+MODULE_AUTHOR("The flagsfirst developers");
+MODULE_LICENSE("GPL");
+MODULE_VERSION("0.1");

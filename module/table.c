@@ -1,0 +1,496 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* flagsfirst: the table of entries, its locking, permissions and limits. */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/capability.h>
+#include <linux/cred.h>
+#include <linux/hashtable.h>
+#include <linux/jhash.h>
+#include <linux/mutex.h>
+#include <linux/rhashtable.h>
+#include <linux/seqlock.h>
+#include <linux/slab.h>
+#include <linux/flagsfirst.h>
+
+#include "flagsfirst.h"
+
+/* Entries a uid owns, for max_entries_per_uid. */
+struct ff_quota {
+	struct hlist_node node;
+	kuid_t uid;
+	unsigned int count;
+};
+
+/*
+ * Readers (GET) take no lock: they look an entry up under RCU and take a
+ * reference.  Writers serialise on @lock.  A change that touches one entry
+ * is a single pointer swap; one that touches several (RENAME, EXCHANGE,
+ * DELETE_ALL) is also wrapped in @seqc, so that a reader never sees half of
+ * it: it retries its lookup instead.
+ */
+struct ff_table {
+	struct mutex lock;
+	seqcount_mutex_t seqc;
+	struct rhashtable ht;		/* name -> entry */
+	struct list_head entries;	/* lock */
+	u64 seq;			/* lock: the last seq handed out */
+	unsigned int nr_entries;	/* lock */
+	size_t nr_bytes;		/* lock: names and values */
+	DECLARE_HASHTABLE(quotas, 6);	/* lock: struct ff_quota by uid */
+};
+
+static struct ff_table ff_table;
+
+struct ff_key {
+	const char *name;
+	u32 len;
+};
+
+static u32 ff_key_hash(const void *data, u32 len, u32 seed)
+{
+	const struct ff_key *key = data;
+
+	return jhash(key->name, key->len, seed);
+}
+
+static u32 ff_obj_hash(const void *data, u32 len, u32 seed)
+{
+	const struct ff_entry *e = data;
+
+	return jhash(e->name, e->name_len, seed);
+}
+
+static int ff_obj_cmp(struct rhashtable_compare_arg *arg, const void *obj)
+{
+	const struct ff_key *key = arg->key;
+	const struct ff_entry *e = obj;
+
+	return e->name_len != key->len || memcmp(e->name, key->name, key->len);
+}
+
+static const struct rhashtable_params ff_ht_params = {
+	.head_offset = offsetof(struct ff_entry, node),
+	.hashfn = ff_key_hash,
+	.obj_hashfn = ff_obj_hash,
+	.obj_cmpfn = ff_obj_cmp,
+	.automatic_shrinking = true,
+};
+
+static size_t ff_entry_bytes(const struct ff_entry *e)
+{
+	return e->name_len + e->value_len;
+}
+
+/* The value is left for the caller to fill. */
+struct ff_entry *ff_entry_alloc(const char *name, u32 name_len, u32 value_len)
+{
+	struct ff_entry *e;
+
+	e = kmalloc(struct_size(e, name, name_len + 1 + value_len),
+		    GFP_KERNEL_ACCOUNT);
+	if (!e)
+		return NULL;
+	refcount_set(&e->ref, 1);
+	e->owner = GLOBAL_ROOT_UID;
+	e->attrs = 0;
+	e->seq = 0;
+	e->value_len = value_len;
+	e->name_len = name_len;
+	memcpy(e->name, name, name_len);
+	e->name[name_len] = '\0';
+	return e;
+}
+
+/* Frees an entry that was never published. */
+void ff_entry_free(struct ff_entry *e)
+{
+	kfree(e);
+}
+
+void ff_entry_put(struct ff_entry *e)
+{
+	if (refcount_dec_and_test(&e->ref))
+		kfree_rcu(e, rcu);
+}
+
+/* A new entry with @name and the contents (value, owner, attributes) of @src. */
+static struct ff_entry *ff_entry_move(struct ff_entry *src,
+				      const char *name, u32 name_len)
+{
+	struct ff_entry *e;
+
+	e = ff_entry_alloc(name, name_len, src->value_len);
+	if (!e)
+		return NULL;
+	memcpy(ff_entry_value(e), ff_entry_value(src), src->value_len);
+	e->owner = src->owner;
+	e->attrs = src->attrs;
+	return e;
+}
+
+static struct ff_entry *ff_lookup_locked(const char *name, u32 name_len)
+{
+	struct ff_key key = { .name = name, .len = name_len };
+
+	lockdep_assert_held(&ff_table.lock);
+	return rhashtable_lookup_fast(&ff_table.ht, &key, ff_ht_params);
+}
+
+/* Returns the entry with a reference the caller must put, or NULL. */
+struct ff_entry *ff_table_get(const char *name, u32 name_len)
+{
+	struct ff_key key = { .name = name, .len = name_len };
+	struct ff_entry *e;
+	unsigned int seq;
+
+	rcu_read_lock();
+	for (;;) {
+		seq = read_seqcount_begin(&ff_table.seqc);
+		e = rhashtable_lookup(&ff_table.ht, &key, ff_ht_params);
+		/* A failed get means it was just deleted: not found. */
+		if (e && !refcount_inc_not_zero(&e->ref))
+			e = NULL;
+		if (!read_seqcount_retry(&ff_table.seqc, seq))
+			break;
+		if (e)
+			ff_entry_put(e);
+	}
+	rcu_read_unlock();
+	return e;
+}
+
+/* Immutable entries are EPERM even for root, as with chattr +i. */
+static int ff_may_modify(const struct ff_entry *e)
+{
+	if (e->attrs & FLAGSFIRST_ATTR_IMMUTABLE)
+		return -EPERM;
+	if (uid_eq(e->owner, current_fsuid()) || capable(CAP_FOWNER))
+		return 0;
+	return -EPERM;
+}
+
+static struct ff_quota *ff_quota_find(kuid_t uid)
+{
+	struct ff_quota *q;
+
+	lockdep_assert_held(&ff_table.lock);
+	hash_for_each_possible(ff_table.quotas, q, node, __kuid_val(uid))
+		if (uid_eq(q->uid, uid))
+			return q;
+	return NULL;
+}
+
+static void ff_quota_uncharge(kuid_t uid)
+{
+	struct ff_quota *q = ff_quota_find(uid);
+
+	if (WARN_ON_ONCE(!q))
+		return;
+	if (--q->count == 0) {
+		hash_del(&q->node);
+		kfree(q);
+	}
+}
+
+/* Takes @old out of the table's accounting; the caller unpublishes it. */
+static void ff_account_remove(struct ff_entry *old)
+{
+	list_del(&old->list);
+	ff_table.nr_entries--;
+	ff_table.nr_bytes -= ff_entry_bytes(old);
+	ff_quota_uncharge(old->owner);
+}
+
+/*
+ * @new replaces @old: same owner, so only the bytes change.  The caller
+ * swaps them in the hash table.
+ */
+static void ff_account_replace(struct ff_entry *old, struct ff_entry *new)
+{
+	list_replace(&old->list, &new->list);
+	ff_table.nr_bytes += ff_entry_bytes(new);
+	ff_table.nr_bytes -= ff_entry_bytes(old);
+}
+
+static bool ff_bytes_fit(size_t add, size_t sub)
+{
+	return ff_table.nr_bytes - sub + add <= READ_ONCE(ff_max_bytes);
+}
+
+/* Creates @new; on success the table owns it. */
+static int ff_insert_locked(struct ff_entry *new)
+{
+	struct ff_quota *q, *new_q = NULL;
+	int err;
+
+	if (ff_table.nr_entries >= READ_ONCE(ff_max_entries))
+		return -ENOSPC;
+	if (!ff_bytes_fit(ff_entry_bytes(new), 0))
+		return -ENOSPC;
+	q = ff_quota_find(new->owner);
+	if (q && q->count >= READ_ONCE(ff_max_entries_per_uid) &&
+	    !capable(CAP_SYS_RESOURCE))
+		return -EDQUOT;
+	if (!q) {
+		new_q = kzalloc(sizeof(*new_q), GFP_KERNEL_ACCOUNT);
+		if (!new_q)
+			return -ENOMEM;
+		new_q->uid = new->owner;
+		q = new_q;
+	}
+
+	new->seq = ff_table.seq + 1;
+	err = rhashtable_insert_fast(&ff_table.ht, &new->node, ff_ht_params);
+	if (err) {
+		kfree(new_q);
+		/* -EBUSY or -E2BIG from the hash table mean it cannot grow now */
+		return -ENOMEM;
+	}
+	if (new_q)
+		hash_add(ff_table.quotas, &new_q->node, __kuid_val(new_q->uid));
+	q->count++;
+	list_add_tail(&new->list, &ff_table.entries);
+	ff_table.nr_entries++;
+	ff_table.nr_bytes += ff_entry_bytes(new);
+	ff_table.seq++;
+	return 0;
+}
+
+/*
+ * Publishes @new (name and value filled in) under its name.  @flags were
+ * validated by the caller, CAP_LINUX_IMMUTABLE included.  On success the
+ * table owns @new; on failure the caller still does.
+ */
+int ff_table_set(struct ff_entry *new, u64 flags)
+{
+	struct ff_entry *old;
+	int err;
+
+	mutex_lock(&ff_table.lock);
+	old = ff_lookup_locked(new->name, new->name_len);
+	err = -EEXIST;
+	if (old && (flags & FLAGSFIRST_SET_NOREPLACE))
+		goto out_unlock;
+	err = -ENOENT;
+	if (!old && (flags & FLAGSFIRST_SET_REPLACE))
+		goto out_unlock;
+	if (old) {
+		err = ff_may_modify(old);
+		if (err)
+			goto out_unlock;
+	}
+
+	if (flags & FLAGSFIRST_SET_IMMUTABLE)
+		new->attrs |= FLAGSFIRST_ATTR_IMMUTABLE;
+
+	if (!old) {
+		new->owner = current_fsuid();
+		err = ff_insert_locked(new);
+		goto out_unlock;
+	}
+
+	err = -ENOSPC;
+	if (!ff_bytes_fit(ff_entry_bytes(new), ff_entry_bytes(old)))
+		goto out_unlock;
+	new->owner = old->owner;
+	new->seq = ++ff_table.seq;
+	/* Cannot fail: @old is in the table and we hold the lock. */
+	WARN_ON_ONCE(rhashtable_replace_fast(&ff_table.ht, &old->node,
+					     &new->node, ff_ht_params));
+	ff_account_replace(old, new);
+	mutex_unlock(&ff_table.lock);
+	ff_entry_put(old);
+	return 0;
+
+out_unlock:
+	mutex_unlock(&ff_table.lock);
+	return err;
+}
+
+int ff_table_delete(const char *name, u32 name_len)
+{
+	struct ff_entry *old;
+	int err;
+
+	mutex_lock(&ff_table.lock);
+	old = ff_lookup_locked(name, name_len);
+	err = -ENOENT;
+	if (!old)
+		goto out_unlock;
+	err = ff_may_modify(old);
+	if (err)
+		goto out_unlock;
+	rhashtable_remove_fast(&ff_table.ht, &old->node, ff_ht_params);
+	ff_account_remove(old);
+	mutex_unlock(&ff_table.lock);
+	ff_entry_put(old);
+	return 0;
+
+out_unlock:
+	mutex_unlock(&ff_table.lock);
+	return err;
+}
+
+/*
+ * Deletes every entry the caller may delete, as one change: a reader sees
+ * the table before or after, never between.  Returns how many went.
+ */
+long ff_table_delete_all(void)
+{
+	struct ff_entry *e, *tmp;
+	LIST_HEAD(doomed);
+	long count = 0;
+
+	mutex_lock(&ff_table.lock);
+	write_seqcount_begin(&ff_table.seqc);
+	list_for_each_entry_safe(e, tmp, &ff_table.entries, list) {
+		if (e->attrs & FLAGSFIRST_ATTR_IMMUTABLE)
+			continue;
+		if (!uid_eq(e->owner, current_fsuid()) &&
+		    !ns_capable_noaudit(&init_user_ns, CAP_FOWNER))
+			continue;
+		rhashtable_remove_fast(&ff_table.ht, &e->node, ff_ht_params);
+		ff_account_remove(e);
+		list_add(&e->list, &doomed);
+		count++;
+	}
+	write_seqcount_end(&ff_table.seqc);
+	mutex_unlock(&ff_table.lock);
+
+	list_for_each_entry_safe(e, tmp, &doomed, list)
+		ff_entry_put(e);
+	return count;
+}
+
+/* Swaps the contents of two entries; each keeps its name and gets a new seq. */
+static int ff_exchange_locked(struct ff_entry *a, struct ff_entry *b)
+{
+	struct ff_entry *na, *nb;
+
+	na = ff_entry_move(b, a->name, a->name_len);
+	if (!na)
+		return -ENOMEM;
+	nb = ff_entry_move(a, b->name, b->name_len);
+	if (!nb) {
+		ff_entry_free(na);
+		return -ENOMEM;
+	}
+	/* Names stay, values and owners trade places: no count changes. */
+	na->seq = ++ff_table.seq;
+	nb->seq = ++ff_table.seq;
+	write_seqcount_begin(&ff_table.seqc);
+	WARN_ON_ONCE(rhashtable_replace_fast(&ff_table.ht, &a->node,
+					     &na->node, ff_ht_params));
+	WARN_ON_ONCE(rhashtable_replace_fast(&ff_table.ht, &b->node,
+					     &nb->node, ff_ht_params));
+	write_seqcount_end(&ff_table.seqc);
+	list_replace(&a->list, &na->list);
+	list_replace(&b->list, &nb->list);
+	return 0;
+}
+
+/* Moves @old to @newname, replacing @target if there is one. */
+static int ff_move_locked(struct ff_entry *old, struct ff_entry *target,
+			  const char *newname, u32 newlen)
+{
+	size_t sub = ff_entry_bytes(old) + (target ? ff_entry_bytes(target) : 0);
+	struct ff_entry *new;
+	int err = 0;
+
+	if (!ff_bytes_fit(newlen + old->value_len, sub))
+		return -ENOSPC;
+	new = ff_entry_move(old, newname, newlen);
+	if (!new)
+		return -ENOMEM;
+	new->seq = ff_table.seq + 1;
+
+	write_seqcount_begin(&ff_table.seqc);
+	if (target)
+		WARN_ON_ONCE(rhashtable_replace_fast(&ff_table.ht,
+						     &target->node, &new->node,
+						     ff_ht_params));
+	else
+		err = rhashtable_insert_fast(&ff_table.ht, &new->node,
+					     ff_ht_params);
+	if (!err)
+		rhashtable_remove_fast(&ff_table.ht, &old->node, ff_ht_params);
+	write_seqcount_end(&ff_table.seqc);
+	if (err) {
+		ff_entry_free(new);
+		return -ENOMEM;
+	}
+
+	ff_table.seq++;
+	ff_account_replace(old, new);
+	if (target)
+		ff_account_remove(target);
+	return 0;
+}
+
+int ff_table_rename(const char *oldname, u32 oldlen,
+		    const char *newname, u32 newlen, u64 flags)
+{
+	struct ff_entry *old, *target;
+	int err;
+
+	mutex_lock(&ff_table.lock);
+	old = ff_lookup_locked(oldname, oldlen);
+	target = ff_lookup_locked(newname, newlen);
+	err = -ENOENT;
+	if (!old || (!target && (flags & FLAGSFIRST_RENAME_EXCHANGE)))
+		goto out_unlock;
+	err = -EEXIST;
+	if (target && (flags & FLAGSFIRST_RENAME_NOREPLACE))
+		goto out_unlock;
+	/* As rename(2): onto itself succeeds before any permission check. */
+	err = 0;
+	if (old == target)
+		goto out_unlock;
+	err = ff_may_modify(old);
+	if (!err && target)
+		err = ff_may_modify(target);
+	if (err)
+		goto out_unlock;
+
+	if (flags & FLAGSFIRST_RENAME_EXCHANGE)
+		err = ff_exchange_locked(old, target);
+	else
+		err = ff_move_locked(old, target, newname, newlen);
+	mutex_unlock(&ff_table.lock);
+	if (!err) {
+		ff_entry_put(old);
+		if (target)
+			ff_entry_put(target);
+	}
+	return err;
+
+out_unlock:
+	mutex_unlock(&ff_table.lock);
+	return err;
+}
+
+int ff_table_init(void)
+{
+	mutex_init(&ff_table.lock);
+	seqcount_mutex_init(&ff_table.seqc, &ff_table.lock);
+	INIT_LIST_HEAD(&ff_table.entries);
+	hash_init(ff_table.quotas);
+	return rhashtable_init(&ff_table.ht, &ff_ht_params);
+}
+
+/* No file is open any more, so nothing can reach the table. */
+void ff_table_destroy(void)
+{
+	struct ff_entry *e, *tmp;
+	struct ff_quota *q;
+	struct hlist_node *n;
+	int bkt;
+
+	rhashtable_destroy(&ff_table.ht);
+	list_for_each_entry_safe(e, tmp, &ff_table.entries, list)
+		ff_entry_put(e);
+	hash_for_each_safe(ff_table.quotas, bkt, n, q, node)
+		kfree(q);
+	/* kfree_rcu() callbacks need no module code: no rcu_barrier() */
+}
