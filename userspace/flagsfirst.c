@@ -1,0 +1,531 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* flagsfirst: the command-line client of /dev/flagsfirst. */
+
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <linux/flagsfirst.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define RAW_MAX 16384	/* _IOC_SIZE can say at most 16383 */
+
+struct flag_name {
+	uint64_t bit;
+	const char *name;
+};
+
+struct field {
+	const char *name;
+	size_t offset, size;
+};
+
+#define FIELD(type, f) { #f, offsetof(struct type, f), sizeof(((struct type *)0)->f) }
+
+/* What this client knows of each extensible op, for probe and raw. */
+struct op {
+	const char *name;
+	unsigned int nr;
+	size_t size;		/* sizeof the struct in this client's header */
+	const struct flag_name *flags;
+	const struct field *fields;
+};
+
+static const struct flag_name set_flags[] = {
+	{ FLAGSFIRST_SET_NOREPLACE, "NOREPLACE" },
+	{ FLAGSFIRST_SET_REPLACE, "REPLACE" },
+	{ FLAGSFIRST_SET_IMMUTABLE, "IMMUTABLE" },
+	{ FLAGSFIRST_CHECK_FIELDS, "CHECK_FIELDS" },
+	{ 0, NULL },
+};
+
+static const struct flag_name get_flags[] = {
+	{ FLAGSFIRST_CHECK_FIELDS, "CHECK_FIELDS" },
+	{ 0, NULL },
+};
+
+static const struct flag_name delete_flags[] = {
+	{ FLAGSFIRST_DELETE_ALL, "ALL" },
+	{ FLAGSFIRST_CHECK_FIELDS, "CHECK_FIELDS" },
+	{ 0, NULL },
+};
+
+static const struct flag_name rename_flags[] = {
+	{ FLAGSFIRST_RENAME_NOREPLACE, "NOREPLACE" },
+	{ FLAGSFIRST_RENAME_EXCHANGE, "EXCHANGE" },
+	{ FLAGSFIRST_CHECK_FIELDS, "CHECK_FIELDS" },
+	{ 0, NULL },
+};
+
+static const struct field set_fields[] = {
+	FIELD(flagsfirst_set, name), FIELD(flagsfirst_set, value),
+	FIELD(flagsfirst_set, value_len), { NULL, 0, 0 },
+};
+
+static const struct field get_fields[] = {
+	FIELD(flagsfirst_get, name), FIELD(flagsfirst_get, value),
+	FIELD(flagsfirst_get, value_len), FIELD(flagsfirst_get, attrs),
+	FIELD(flagsfirst_get, seq), FIELD(flagsfirst_get, owner_uid),
+	{ NULL, 0, 0 },
+};
+
+static const struct field delete_fields[] = {
+	FIELD(flagsfirst_delete, name), { NULL, 0, 0 },
+};
+
+static const struct field rename_fields[] = {
+	FIELD(flagsfirst_rename, oldname), FIELD(flagsfirst_rename, newname),
+	{ NULL, 0, 0 },
+};
+
+static const struct op ops[] = {
+	{ "set", _IOC_NR(FLAGSFIRST_IOC_SET), sizeof(struct flagsfirst_set),
+	  set_flags, set_fields },
+	{ "get", _IOC_NR(FLAGSFIRST_IOC_GET), sizeof(struct flagsfirst_get),
+	  get_flags, get_fields },
+	{ "delete", _IOC_NR(FLAGSFIRST_IOC_DELETE), sizeof(struct flagsfirst_delete),
+	  delete_flags, delete_fields },
+	{ "rename", _IOC_NR(FLAGSFIRST_IOC_RENAME), sizeof(struct flagsfirst_rename),
+	  rename_flags, rename_fields },
+};
+
+static const char *errno_name(int err)
+{
+	switch (err) {
+	case ENOTTY: return "ENOTTY";
+	case EINVAL: return "EINVAL";
+	case E2BIG: return "E2BIG";
+	case EFAULT: return "EFAULT";
+	case ENOENT: return "ENOENT";
+	case ENAMETOOLONG: return "ENAMETOOLONG";
+	case EEXIST: return "EEXIST";
+	case EPERM: return "EPERM";
+	case ENOSPC: return "ENOSPC";
+	case EDQUOT: return "EDQUOT";
+	case ERANGE: return "ERANGE";
+	case ENOMEM: return "ENOMEM";
+	case EACCES: return "EACCES";
+	default: return "E?";
+	}
+}
+
+static const char *errno_reason(int err)
+{
+	switch (err) {
+	case ENOTTY: return "the running module has no such ioctl (type, number or direction)";
+	case EINVAL: return "rejected as invalid: an unknown or conflicting flag, a non-zero reserved field, or a struct smaller than its first version";
+	case E2BIG: return "too big: a struct over PAGE_SIZE, non-zero bytes past what the kernel knows, or a value over FLAGSFIRST_VALUE_MAX";
+	case EFAULT: return "a pointer the kernel could not read or write";
+	case ENOENT: return "no such entry (or an empty name)";
+	case ENAMETOOLONG: return "the name is longer than FLAGSFIRST_NAME_MAX";
+	case EEXIST: return "the name exists and the flags said not to replace it";
+	case EPERM: return "not permitted: the entry is immutable, another uid owns it, or a capability is missing";
+	case ENOSPC: return "the table is full (max_entries or max_bytes)";
+	case EDQUOT: return "this uid owns max_entries_per_uid entries already";
+	case ERANGE: return "the buffer is smaller than the value";
+	case ENOMEM: return "the kernel is out of memory";
+	default: return strerror(err);
+	}
+}
+
+static int fail(const char *what)
+{
+	int err = errno;
+
+	fprintf(stderr, "flagsfirst: %s: %s: %s\n", what, errno_name(err),
+		errno_reason(err));
+	return 1;
+}
+
+static int usage(void)
+{
+	fputs("usage: flagsfirst set NAME VALUE [--noreplace|--replace] [--immutable]\n"
+	      "       flagsfirst get NAME\n"
+	      "       flagsfirst delete NAME | --all\n"
+	      "       flagsfirst rename OLD NEW [--noreplace|--exchange]\n"
+	      "       flagsfirst rename-legacy OLD NEW\n"
+	      "       flagsfirst probe\n"
+	      "       flagsfirst raw set|get|delete|rename --size N --flags X\n"
+	      "                  [--tail-byte B] [--reserved X] [--name S]\n"
+	      "                  [--newname S] [--value S]\n"
+	      "The device is $FLAGSFIRST_DEV, or /dev/flagsfirst.\n", stderr);
+	return 2;
+}
+
+static int open_dev(void)
+{
+	const char *path = getenv("FLAGSFIRST_DEV");
+	int fd;
+
+	if (!path)
+		path = "/dev/flagsfirst";
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		fprintf(stderr, "flagsfirst: %s: %s (is the module loaded?)\n",
+			path, strerror(errno));
+	return fd;
+}
+
+static uint64_t ptr(const void *p)
+{
+	return (uint64_t)(uintptr_t)p;
+}
+
+static bool parse_u64(const char *s, uint64_t *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoull(s, &end, 0);
+	return !errno && *s && !*end;
+}
+
+static void print_flags(const struct flag_name *names, uint64_t flags)
+{
+	const struct flag_name *f;
+	bool any = false;
+
+	for (f = names; f->name; f++) {
+		if (flags & f->bit) {
+			printf("%s%s", any ? "|" : "", f->name);
+			flags &= ~f->bit;
+			any = true;
+		}
+	}
+	if (flags)
+		printf("%s0x%" PRIx64 "(unknown to this client)", any ? "|" : "", flags);
+	else if (!any)
+		printf("0");
+}
+
+static void print_value(const unsigned char *v, size_t len)
+{
+	size_t i;
+
+	putchar('"');
+	for (i = 0; i < len; i++) {
+		if (v[i] == '"' || v[i] == '\\')
+			printf("\\%c", v[i]);
+		else if (v[i] >= 0x20 && v[i] < 0x7f)
+			putchar(v[i]);
+		else
+			printf("\\x%02x", v[i]);
+	}
+	putchar('"');
+}
+
+static int cmd_set(int fd, int argc, char **argv)
+{
+	struct flagsfirst_set set = { 0 };
+	int i;
+
+	if (argc < 2)
+		return usage();
+	for (i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "--noreplace"))
+			set.flags |= FLAGSFIRST_SET_NOREPLACE;
+		else if (!strcmp(argv[i], "--replace"))
+			set.flags |= FLAGSFIRST_SET_REPLACE;
+		else if (!strcmp(argv[i], "--immutable"))
+			set.flags |= FLAGSFIRST_SET_IMMUTABLE;
+		else
+			return usage();
+	}
+	set.name = ptr(argv[0]);
+	set.value = ptr(argv[1]);
+	set.value_len = strlen(argv[1]);
+	if (ioctl(fd, FLAGSFIRST_IOC_SET, &set))
+		return fail("set");
+	return 0;
+}
+
+static int cmd_get(int fd, int argc, char **argv)
+{
+	static unsigned char value[FLAGSFIRST_VALUE_MAX];
+	struct flagsfirst_get get = { 0 };
+
+	if (argc != 1)
+		return usage();
+	get.name = ptr(argv[0]);
+	get.value = ptr(value);
+	get.value_len = sizeof(value);
+	if (ioctl(fd, FLAGSFIRST_IOC_GET, &get))
+		return fail("get");
+	printf("%s = ", argv[0]);
+	print_value(value, get.value_len);
+	printf(" (%u bytes, seq %" PRIu64 ", owner %u%s)\n", get.value_len,
+	       (uint64_t)get.seq, get.owner_uid,
+	       get.attrs & FLAGSFIRST_ATTR_IMMUTABLE ? ", immutable" : "");
+	return 0;
+}
+
+static int cmd_delete(int fd, int argc, char **argv)
+{
+	struct flagsfirst_delete del = { 0 };
+	int ret;
+
+	if (argc != 1)
+		return usage();
+	if (!strcmp(argv[0], "--all")) {
+		del.flags = FLAGSFIRST_DELETE_ALL;
+		del.name = ptr("");
+	} else {
+		del.name = ptr(argv[0]);
+	}
+	ret = ioctl(fd, FLAGSFIRST_IOC_DELETE, &del);
+	if (ret < 0)
+		return fail("delete");
+	if (del.flags & FLAGSFIRST_DELETE_ALL)
+		printf("deleted %d entries\n", ret);
+	return 0;
+}
+
+static int cmd_rename(int fd, int argc, char **argv)
+{
+	struct flagsfirst_rename rename = { 0 };
+	int i;
+
+	if (argc < 2)
+		return usage();
+	for (i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "--noreplace"))
+			rename.flags |= FLAGSFIRST_RENAME_NOREPLACE;
+		else if (!strcmp(argv[i], "--exchange"))
+			rename.flags |= FLAGSFIRST_RENAME_EXCHANGE;
+		else
+			return usage();
+	}
+	rename.oldname = ptr(argv[0]);
+	rename.newname = ptr(argv[1]);
+	if (ioctl(fd, FLAGSFIRST_IOC_RENAME, &rename))
+		return fail("rename");
+	return 0;
+}
+
+static int cmd_rename_legacy(int fd, int argc, char **argv)
+{
+	struct flagsfirst_rename_legacy legacy;
+
+	if (argc != 2)
+		return usage();
+	legacy.oldname = ptr(argv[0]);
+	legacy.newname = ptr(argv[1]);
+	if (ioctl(fd, FLAGSFIRST_IOC_RENAME_LEGACY, &legacy))
+		return fail("rename-legacy");
+	return 0;
+}
+
+static bool all_ones(const unsigned char *p, size_t n)
+{
+	while (n--)
+		if (*p++ != 0xff)
+			return false;
+	return true;
+}
+
+/* The kernel's struct ends at its last non-zero byte, rounded up to 8. */
+static size_t kernel_size(const unsigned char *buf, size_t len)
+{
+	while (len && !buf[len - 1])
+		len--;
+	return (len + 7) & ~(size_t)7;
+}
+
+static int cmd_probe(int fd)
+{
+	static const size_t usize = 256;
+	unsigned char buf[256];
+	const struct field *f;
+	const struct op *op;
+	uint64_t flags;
+	size_t ksize;
+
+	printf("%-7s %-5s %-38s %s\n", "op", "size", "valid flags", "fields");
+	for (op = ops; op < ops + ARRAY_SIZE(ops); op++) {
+		memset(buf, 0xcc, sizeof(buf));
+		flags = FLAGSFIRST_CHECK_FIELDS;
+		memcpy(buf, &flags, sizeof(flags));
+		if (ioctl(fd, _IOC(_IOC_READ | _IOC_WRITE, 'Y', op->nr, usize), buf)) {
+			printf("%-7s %s (%s)\n", op->name, errno_name(errno),
+			       errno == ENOTTY ? "not in this kernel" :
+			       "CHECK_FIELDS not supported");
+			continue;
+		}
+		memcpy(&flags, buf, sizeof(flags));
+		ksize = kernel_size(buf, usize);
+		printf("%-7s %-5zu ", op->name, ksize);
+		print_flags(op->flags, flags);
+		printf(" ");
+		for (f = op->fields; f->name; f++)
+			if (f->offset + f->size <= ksize &&
+			    all_ones(buf + f->offset, f->size))
+				printf(" %s", f->name);
+		if (ksize > op->size)
+			printf(" +%zu bytes this client does not know", ksize - op->size);
+		printf("\n");
+	}
+	return 0;
+}
+
+static const struct op *find_op(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(ops); i++)
+		if (!strcmp(ops[i].name, name))
+			return &ops[i];
+	return NULL;
+}
+
+/*
+ * Sends any size, flags and trailing bytes and prints the verdict.  The
+ * struct is placed to end exactly at a page boundary followed by an unmapped
+ * page, so a kernel that read past usize would fault.
+ */
+static int cmd_raw(int fd, int argc, char **argv)
+{
+	const char *name = "raw-name", *newname = "raw-newname", *value = "raw-value";
+	uint64_t usize = 0, flags = 0, tail = 0, reserved = 0, v;
+	bool have_size = false;
+	const struct op *op;
+	unsigned char *map, *buf;
+	long page = sysconf(_SC_PAGESIZE);
+	size_t maplen;
+	int i, ret;
+
+	if (argc < 1 || !(op = find_op(argv[0])))
+		return usage();
+	for (i = 1; i + 1 < argc; i += 2) {
+		if (!strcmp(argv[i], "--name")) {
+			name = argv[i + 1];
+			continue;
+		}
+		if (!strcmp(argv[i], "--newname")) {
+			newname = argv[i + 1];
+			continue;
+		}
+		if (!strcmp(argv[i], "--value")) {
+			value = argv[i + 1];
+			continue;
+		}
+		if (!parse_u64(argv[i + 1], &v))
+			return usage();
+		if (!strcmp(argv[i], "--size"))
+			usize = v, have_size = true;
+		else if (!strcmp(argv[i], "--flags"))
+			flags = v;
+		else if (!strcmp(argv[i], "--tail-byte"))
+			tail = v;
+		else if (!strcmp(argv[i], "--reserved"))
+			reserved = v;
+		else
+			return usage();
+	}
+	if (i != argc || !have_size || usize >= RAW_MAX || tail > 0xff)
+		return usage();
+
+	maplen = ((usize + page - 1) / page + 1) * page;
+	map = mmap(NULL, maplen, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (map == MAP_FAILED)
+		return fail("mmap");
+	munmap(map + maplen - page, page);
+	buf = map + maplen - page - usize;
+	memset(buf, 0, usize);
+	if (usize > op->size)
+		memset(buf + op->size, (int)tail, usize - op->size);
+
+	switch (op->nr) {
+	case _IOC_NR(FLAGSFIRST_IOC_SET): {
+		struct flagsfirst_set s = { flags, ptr(name), ptr(value),
+					    (uint32_t)strlen(value), (uint32_t)reserved };
+		memcpy(buf, &s, usize < sizeof(s) ? usize : sizeof(s));
+		break;
+	}
+	case _IOC_NR(FLAGSFIRST_IOC_GET): {
+		static char out[FLAGSFIRST_VALUE_MAX];
+		struct flagsfirst_get g = { flags, ptr(name), ptr(out), sizeof(out),
+					    0, 0, 0, (uint32_t)reserved };
+		memcpy(buf, &g, usize < sizeof(g) ? usize : sizeof(g));
+		break;
+	}
+	case _IOC_NR(FLAGSFIRST_IOC_DELETE): {
+		struct flagsfirst_delete d = { flags, ptr(name) };
+		memcpy(buf, &d, usize < sizeof(d) ? usize : sizeof(d));
+		break;
+	}
+	default: {
+		struct flagsfirst_rename r = { flags, ptr(name), ptr(newname) };
+		memcpy(buf, &r, usize < sizeof(r) ? usize : sizeof(r));
+		break;
+	}
+	}
+
+	printf("%s: size %" PRIu64 " (this header: %zu), flags ", op->name, usize,
+	       op->size);
+	print_flags(op->flags, flags);
+	if (usize > op->size)
+		printf(", tail bytes 0x%02" PRIx64, tail);
+	printf(" -> ");
+	ret = ioctl(fd, _IOC(_IOC_READ | _IOC_WRITE, 'Y', op->nr, usize), buf);
+	if (ret < 0) {
+		printf("%s: %s\n", errno_name(errno), errno_reason(errno));
+		munmap(map, maplen - page);
+		return 1;
+	}
+	printf("ok, returned %d\n", ret);
+	if (flags == FLAGSFIRST_CHECK_FIELDS) {
+		uint64_t kflags;
+
+		memcpy(&kflags, buf, sizeof(kflags));
+		printf("  kernel struct size %zu, valid flags ",
+		       kernel_size(buf, usize));
+		print_flags(op->flags, kflags);
+		printf("\n");
+	}
+	munmap(map, maplen - page);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *cmd;
+	int fd, ret;
+
+	if (argc < 2)
+		return usage();
+	cmd = argv[1];
+	fd = open_dev();
+	if (fd < 0)
+		return 1;
+	argc -= 2;
+	argv += 2;
+	if (!strcmp(cmd, "set"))
+		ret = cmd_set(fd, argc, argv);
+	else if (!strcmp(cmd, "get"))
+		ret = cmd_get(fd, argc, argv);
+	else if (!strcmp(cmd, "delete"))
+		ret = cmd_delete(fd, argc, argv);
+	else if (!strcmp(cmd, "rename"))
+		ret = cmd_rename(fd, argc, argv);
+	else if (!strcmp(cmd, "rename-legacy"))
+		ret = cmd_rename_legacy(fd, argc, argv);
+	else if (!strcmp(cmd, "probe"))
+		ret = argc ? usage() : cmd_probe(fd);
+	else if (!strcmp(cmd, "raw"))
+		ret = cmd_raw(fd, argc, argv);
+	else
+		ret = usage();
+	close(fd);
+	return ret;
+}
