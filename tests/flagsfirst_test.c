@@ -1,0 +1,1282 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * flagsfirst selftests: every rule of the dispatcher on every op, then the
+ * semantics, errnos, permissions and limits of each op.  Runs as root and
+ * as an unprivileged uid; a test that needs the other skips.
+ */
+
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <linux/flagsfirst.h>
+
+#include "kselftest_harness.h"
+
+#define PAGE		4096
+#define POISON		0xcc
+#define NOBODY		65534
+#define PARAMS		"/sys/module/flagsfirst/parameters/"
+
+/* Pinned in user space too: the same layout on -m32 and -m64. */
+_Static_assert(sizeof(struct flagsfirst_set) == FLAGSFIRST_SET_SIZE_VER0, "set");
+_Static_assert(sizeof(struct flagsfirst_get) == FLAGSFIRST_GET_SIZE_VER0, "get");
+_Static_assert(sizeof(struct flagsfirst_delete) == FLAGSFIRST_DELETE_SIZE_VER0, "delete");
+_Static_assert(sizeof(struct flagsfirst_rename) == FLAGSFIRST_RENAME_SIZE_VER0, "rename");
+_Static_assert(sizeof(struct flagsfirst_rename_legacy) == 16, "rename_legacy");
+_Static_assert(offsetof(struct flagsfirst_get, seq) == 32, "get.seq");
+_Static_assert(offsetof(struct flagsfirst_set, value_len) == 24, "set.value_len");
+
+static uint64_t ptr(const void *p)
+{
+	return (uint64_t)(uintptr_t)p;
+}
+
+/* The ioctl's result, or -errno: tests compare against -EINVAL and such. */
+static int ff(int fd, unsigned long cmd, void *arg)
+{
+	int ret = ioctl(fd, cmd, arg);
+
+	return ret < 0 ? -errno : ret;
+}
+
+static unsigned long ff_cmd(unsigned int nr, size_t usize)
+{
+	return _IOC(_IOC_READ | _IOC_WRITE, 'Y', nr, usize);
+}
+
+static int open_dev(void)
+{
+	return open("/dev/flagsfirst", O_RDWR | O_CLOEXEC);
+}
+
+static bool is_root(void)
+{
+	return geteuid() == 0;
+}
+
+/* Names no other test (nor the other uid's run) uses. */
+static char *fresh(char *buf, const char *what)
+{
+	static int n;
+
+	sprintf(buf, "%s.%d.%d", what, getpid(), n++);
+	return buf;
+}
+
+static int set(int fd, const char *name, const char *value, uint64_t flags)
+{
+	struct flagsfirst_set s = {
+		.flags = flags, .name = ptr(name), .value = ptr(value),
+		.value_len = value ? strlen(value) : 0,
+	};
+
+	return ff(fd, FLAGSFIRST_IOC_SET, &s);
+}
+
+/* Fills @get (value into @buf, a string) and returns the GET result. */
+static int get(int fd, const char *name, char *buf, size_t len,
+	       struct flagsfirst_get *get)
+{
+	int ret;
+
+	memset(get, 0, sizeof(*get));
+	memset(buf, 0, len);
+	get->name = ptr(name);
+	get->value = ptr(buf);
+	get->value_len = len - 1;
+	ret = ff(fd, FLAGSFIRST_IOC_GET, get);
+	return ret;
+}
+
+static bool exists(int fd, const char *name)
+{
+	struct flagsfirst_get g = { .name = ptr(name) };
+
+	return ff(fd, FLAGSFIRST_IOC_GET, &g) == 0;
+}
+
+static uint64_t seq_of(int fd, const char *name)
+{
+	struct flagsfirst_get g = { .name = ptr(name) };
+
+	return ff(fd, FLAGSFIRST_IOC_GET, &g) == 0 ? g.seq : 0;
+}
+
+static int del(int fd, const char *name, uint64_t flags)
+{
+	struct flagsfirst_delete d = { .flags = flags, .name = ptr(name) };
+
+	return ff(fd, FLAGSFIRST_IOC_DELETE, &d);
+}
+
+static int ren(int fd, const char *oldname, const char *newname, uint64_t flags)
+{
+	struct flagsfirst_rename r = {
+		.flags = flags, .oldname = ptr(oldname), .newname = ptr(newname),
+	};
+
+	return ff(fd, FLAGSFIRST_IOC_RENAME, &r);
+}
+
+static int ren_legacy(int fd, const char *oldname, const char *newname)
+{
+	struct flagsfirst_rename_legacy r = {
+		.oldname = ptr(oldname), .newname = ptr(newname),
+	};
+
+	return ff(fd, FLAGSFIRST_IOC_RENAME_LEGACY, &r);
+}
+
+/*
+ * @len bytes that end exactly where an unmapped page begins, so that any
+ * read or write past them faults.  @shift moves them that many bytes onto
+ * the unmapped page.
+ */
+static unsigned char *at_page_end(size_t len, size_t shift)
+{
+	size_t maplen = (len + PAGE - 1) / PAGE * PAGE + PAGE;
+	unsigned char *map;
+
+	map = mmap(NULL, maplen, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (map == MAP_FAILED)
+		return NULL;
+	munmap(map + maplen - PAGE, PAGE);
+	return map + maplen - PAGE - len + shift;
+}
+
+/* Runs @fn in a child as uid/gid 65534 with no capabilities. */
+static int as_nobody(int (*fn)(int fd, void *arg), void *arg)
+{
+	int status, fd;
+	pid_t pid;
+
+	pid = fork();
+	if (pid == 0) {
+		if (setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
+		    setresuid(NOBODY, NOBODY, NOBODY))
+			_exit(100);
+		fd = open_dev();
+		_exit(fd < 0 ? 101 : fn(fd, arg));
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+static int write_param(const char *name, const char *value)
+{
+	char path[128];
+	int fd, ok;
+
+	snprintf(path, sizeof(path), PARAMS "%s", name);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	ok = write(fd, value, strlen(value)) == (ssize_t)strlen(value);
+	close(fd);
+	return ok ? 0 : -EIO;
+}
+
+static void read_param(const char *name, char *buf, size_t len)
+{
+	char path[128];
+	ssize_t n = 0;
+	int fd;
+
+	snprintf(path, sizeof(path), PARAMS "%s", name);
+	fd = open(path, O_RDONLY);
+	if (fd >= 0) {
+		n = read(fd, buf, len - 1);
+		close(fd);
+	}
+	buf[n > 0 ? n : 0] = '\0';
+}
+
+/*
+ * The op table of the tests: what this header says of each extensible op,
+ * and how to build a call of it that succeeds.
+ */
+struct names {
+	char a[64], b[64];
+};
+
+struct field {
+	size_t offset, size;
+};
+
+FIXTURE(op) {
+	int fd;
+	struct names n;
+};
+
+FIXTURE_VARIANT(op) {
+	unsigned int nr;
+	size_t ver0, size;
+	uint64_t flags;			/* this header's mask for the op */
+	uint64_t conflicts[2][2];	/* pairs that must fail together */
+	struct field fields[8];		/* understood fields; {0,0} ends */
+	struct field reserved[2];
+	/* Prepares entries and fills @buf with a call that returns 0. */
+	void (*fill)(int fd, struct names *n, void *buf, uint64_t flags);
+	/* Whether the call's effect is visible in the table. */
+	bool (*happened)(int fd, struct names *n);
+	/* What a call with just this known bit returns, as root and not
+	 * (1 stands for any positive count). */
+	struct { uint64_t bit; int root, user; } known[4];
+};
+
+static void fill_set(int fd, struct names *n, void *buf, uint64_t flags)
+{
+	struct flagsfirst_set s = {
+		.flags = flags, .name = ptr(fresh(n->a, "set")),
+		.value = ptr("v"), .value_len = 1,
+	};
+
+	(void)fd;
+	memcpy(buf, &s, sizeof(s));
+}
+
+static bool happened_set(int fd, struct names *n)
+{
+	return exists(fd, n->a);
+}
+
+static void fill_get(int fd, struct names *n, void *buf, uint64_t flags)
+{
+	static char value[16];
+	struct flagsfirst_get g = {
+		.flags = flags, .name = ptr(fresh(n->a, "get")),
+		.value = ptr(value), .value_len = sizeof(value),
+	};
+
+	set(fd, n->a, "v", 0);
+	memcpy(buf, &g, sizeof(g));
+}
+
+static bool happened_get(int fd, struct names *n)
+{
+	(void)fd;
+	(void)n;
+	return false;
+}
+
+static void fill_delete(int fd, struct names *n, void *buf, uint64_t flags)
+{
+	struct flagsfirst_delete d = {
+		.flags = flags, .name = ptr(fresh(n->a, "delete")),
+	};
+
+	set(fd, n->a, "v", 0);
+	if (flags & FLAGSFIRST_DELETE_ALL)
+		d.name = ptr("");
+	memcpy(buf, &d, sizeof(d));
+}
+
+static bool happened_delete(int fd, struct names *n)
+{
+	return !exists(fd, n->a);
+}
+
+static void fill_rename(int fd, struct names *n, void *buf, uint64_t flags)
+{
+	struct flagsfirst_rename r = {
+		.flags = flags, .oldname = ptr(fresh(n->a, "rename")),
+		.newname = ptr(fresh(n->b, "renamed")),
+	};
+
+	set(fd, n->a, "v", 0);
+	memcpy(buf, &r, sizeof(r));
+}
+
+static bool happened_rename(int fd, struct names *n)
+{
+	return exists(fd, n->b);
+}
+
+FIXTURE_VARIANT_ADD(op, set) {
+	.nr = _IOC_NR(FLAGSFIRST_IOC_SET),
+	.ver0 = FLAGSFIRST_SET_SIZE_VER0,
+	.size = sizeof(struct flagsfirst_set),
+	.flags = FLAGSFIRST_SET_FLAGS,
+	.conflicts = { { FLAGSFIRST_SET_NOREPLACE, FLAGSFIRST_SET_REPLACE } },
+	.fields = { { 8, 8 }, { 16, 8 }, { 24, 4 } },
+	.reserved = { { 28, 4 } },
+	.fill = fill_set,
+	.happened = happened_set,
+	.known = {
+		{ FLAGSFIRST_SET_NOREPLACE, 0, 0 },
+		{ FLAGSFIRST_SET_REPLACE, -ENOENT, -ENOENT },
+		{ FLAGSFIRST_SET_IMMUTABLE, 0, -EPERM },
+	},
+};
+
+FIXTURE_VARIANT_ADD(op, get) {
+	.nr = _IOC_NR(FLAGSFIRST_IOC_GET),
+	.ver0 = FLAGSFIRST_GET_SIZE_VER0,
+	.size = sizeof(struct flagsfirst_get),
+	.flags = FLAGSFIRST_GET_FLAGS,
+	.fields = { { 8, 8 }, { 16, 8 }, { 24, 4 }, { 28, 4 }, { 32, 8 }, { 40, 4 } },
+	.reserved = { { 44, 4 } },
+	.fill = fill_get,
+	.happened = happened_get,
+};
+
+FIXTURE_VARIANT_ADD(op, delete) {
+	.nr = _IOC_NR(FLAGSFIRST_IOC_DELETE),
+	.ver0 = FLAGSFIRST_DELETE_SIZE_VER0,
+	.size = sizeof(struct flagsfirst_delete),
+	.flags = FLAGSFIRST_DELETE_FLAGS,
+	.fields = { { 8, 8 } },
+	.fill = fill_delete,
+	.happened = happened_delete,
+	.known = { { FLAGSFIRST_DELETE_ALL, 1, 1 } },
+};
+
+FIXTURE_VARIANT_ADD(op, rename) {
+	.nr = _IOC_NR(FLAGSFIRST_IOC_RENAME),
+	.ver0 = FLAGSFIRST_RENAME_SIZE_VER0,
+	.size = sizeof(struct flagsfirst_rename),
+	.flags = FLAGSFIRST_RENAME_FLAGS,
+	.conflicts = { { FLAGSFIRST_RENAME_NOREPLACE, FLAGSFIRST_RENAME_EXCHANGE } },
+	.fields = { { 8, 8 }, { 16, 8 } },
+	.fill = fill_rename,
+	.happened = happened_rename,
+	.known = {
+		{ FLAGSFIRST_RENAME_NOREPLACE, 0, 0 },
+		{ FLAGSFIRST_RENAME_EXCHANGE, -ENOENT, -ENOENT },
+	},
+};
+
+FIXTURE_SETUP(op)
+{
+	self->fd = open_dev();
+	ASSERT_LE(0, self->fd);
+}
+
+FIXTURE_TEARDOWN(op)
+{
+	close(self->fd);
+}
+
+/*
+ * Calls the op with a struct of @usize bytes at the end of a page: the
+ * header's struct, then @tail in every byte past it.  Returns the result.
+ */
+static int call_sized(int fd, const FIXTURE_VARIANT(op) *v, struct names *n,
+		      size_t usize, unsigned char tail, uint64_t flags,
+		      size_t shift)
+{
+	unsigned char full[PAGE + 8] = { 0 }, *buf;
+
+	v->fill(fd, n, full, flags);
+	if (usize > v->size)
+		memset(full + v->size, tail, usize - v->size);
+	buf = at_page_end(usize, shift);
+	if (!buf)
+		return -ENOMEM;
+	memcpy(buf, full, usize - shift);
+	return ff(fd, ff_cmd(v->nr, usize), buf);
+}
+
+#define SIZE_CASE(test, usize, tail, expected, effect)				\
+TEST_F(op, test)								\
+{										\
+	EXPECT_EQ(expected, call_sized(self->fd, variant, &self->n,		\
+				       usize, tail, 0, 0));			\
+	EXPECT_EQ(effect, variant->happened(self->fd, &self->n));		\
+}
+
+SIZE_CASE(struct_one_byte_smaller_than_ver0_fails_with_EINVAL,
+	  variant->ver0 - 1, 0, -EINVAL, false)
+SIZE_CASE(ver0_struct_succeeds, variant->ver0, 0, 0,
+	  variant->happened != happened_get)
+SIZE_CASE(current_struct_succeeds, variant->size, 0, 0,
+	  variant->happened != happened_get)
+SIZE_CASE(bigger_struct_with_zero_tail_succeeds, variant->size + 8, 0, 0,
+	  variant->happened != happened_get)
+SIZE_CASE(bigger_struct_with_non_zero_tail_fails_with_E2BIG,
+	  variant->size + 8, 1, -E2BIG, false)
+SIZE_CASE(page_size_struct_with_zero_tail_succeeds, PAGE, 0, 0,
+	  variant->happened != happened_get)
+SIZE_CASE(page_size_struct_with_non_zero_tail_fails_with_E2BIG,
+	  PAGE, 0x80, -E2BIG, false)
+SIZE_CASE(struct_one_byte_over_page_size_fails_with_E2BIG,
+	  PAGE + 1, 0, -E2BIG, false)
+
+TEST_F(op, struct_ending_on_an_unmapped_page_fails_with_EFAULT)
+{
+	EXPECT_EQ(-EFAULT, call_sized(self->fd, variant, &self->n,
+				      variant->size, 0, 0, 1));
+	EXPECT_EQ(false, variant->happened(self->fd, &self->n));
+}
+
+TEST_F(op, null_struct_fails_with_EFAULT)
+{
+	EXPECT_EQ(-EFAULT, ff(self->fd, ff_cmd(variant->nr, variant->size), NULL));
+}
+
+TEST_F(op, every_unknown_flag_bit_fails_with_EINVAL)
+{
+	int bit;
+
+	for (bit = 0; bit < 64; bit++) {
+		uint64_t flag = 1ULL << bit;
+
+		if (flag & (variant->flags | FLAGSFIRST_CHECK_FIELDS))
+			continue;
+		EXPECT_EQ(-EINVAL, call_sized(self->fd, variant, &self->n,
+					      variant->size, 0, flag, 0))
+			TH_LOG("flag bit %d", bit);
+		EXPECT_EQ(false, variant->happened(self->fd, &self->n))
+			TH_LOG("flag bit %d changed the table", bit);
+	}
+}
+
+TEST_F(op, every_known_flag_bit_gives_its_documented_result)
+{
+	uint64_t seen = 0;
+	int i;
+
+	for (i = 0; i < 4 && variant->known[i].bit; i++) {
+		int expected = is_root() ? variant->known[i].root
+					 : variant->known[i].user;
+		int ret = call_sized(self->fd, variant, &self->n, variant->size,
+				     0, variant->known[i].bit, 0);
+
+		EXPECT_EQ(expected, ret > 0 ? 1 : ret)
+			TH_LOG("flag 0x%llx",
+			       (unsigned long long)variant->known[i].bit);
+		seen |= variant->known[i].bit;
+	}
+	/* The header's mask and this table agree: no flag goes untested. */
+	EXPECT_EQ(variant->flags, seen);
+}
+
+TEST_F(op, every_conflicting_pair_fails_with_EINVAL)
+{
+	int i;
+
+	for (i = 0; i < 2 && variant->conflicts[i][0]; i++) {
+		uint64_t pair = variant->conflicts[i][0] | variant->conflicts[i][1];
+
+		EXPECT_EQ(-EINVAL, call_sized(self->fd, variant, &self->n,
+					      variant->size, 0, pair, 0));
+		EXPECT_EQ(false, variant->happened(self->fd, &self->n));
+	}
+}
+
+TEST_F(op, every_non_zero_reserved_field_fails_with_EINVAL)
+{
+	unsigned char buf[PAGE] = { 0 };
+	int i;
+
+	for (i = 0; i < 2 && variant->reserved[i].size; i++) {
+		variant->fill(self->fd, &self->n, buf, 0);
+		memset(buf + variant->reserved[i].offset, 0x01,
+		       variant->reserved[i].size);
+		EXPECT_EQ(-EINVAL, ff(self->fd, ff_cmd(variant->nr, variant->size), buf));
+		EXPECT_EQ(false, variant->happened(self->fd, &self->n));
+	}
+}
+
+TEST_F(op, check_fields_with_another_flag_fails_with_EINVAL)
+{
+	uint64_t other = variant->flags ? variant->flags & -variant->flags : 1;
+
+	EXPECT_EQ(-EINVAL, call_sized(self->fd, variant, &self->n, variant->size,
+				      0, FLAGSFIRST_CHECK_FIELDS | other, 0));
+	EXPECT_EQ(false, variant->happened(self->fd, &self->n));
+}
+
+TEST_F(op, check_fields_writes_masks_fields_and_zero_tail_into_a_poisoned_struct)
+{
+	size_t usize = variant->size + 64, i, j;
+	unsigned char *buf = at_page_end(usize, 0);
+	uint64_t flags;
+
+	ASSERT_NE(NULL, buf);
+	variant->fill(self->fd, &self->n, buf, FLAGSFIRST_CHECK_FIELDS);
+	memset(buf + sizeof(flags), POISON, usize - sizeof(flags));
+	ASSERT_EQ(0, ff(self->fd, ff_cmd(variant->nr, usize), buf));
+
+	memcpy(&flags, buf, sizeof(flags));
+	EXPECT_EQ(variant->flags | FLAGSFIRST_CHECK_FIELDS, flags);
+	for (i = 0; variant->fields[i].size; i++)
+		for (j = 0; j < variant->fields[i].size; j++)
+			EXPECT_EQ(0xff, buf[variant->fields[i].offset + j])
+				TH_LOG("field at %zu", variant->fields[i].offset);
+	for (i = 0; i < 2 && variant->reserved[i].size; i++)
+		for (j = 0; j < variant->reserved[i].size; j++)
+			EXPECT_EQ(0, buf[variant->reserved[i].offset + j]);
+	for (i = variant->size; i < usize; i++)
+		EXPECT_EQ(0, buf[i]) TH_LOG("tail byte %zu", i);
+}
+
+TEST_F(op, check_fields_at_ver0_size_writes_nothing_past_it)
+{
+	unsigned char *buf = at_page_end(variant->ver0, 0);
+	uint64_t flags;
+
+	ASSERT_NE(NULL, buf);
+	variant->fill(self->fd, &self->n, buf, FLAGSFIRST_CHECK_FIELDS);
+	/* at_page_end() makes any write past ver0 bytes fault. */
+	ASSERT_EQ(0, ff(self->fd, ff_cmd(variant->nr, variant->ver0), buf));
+	memcpy(&flags, buf, sizeof(flags));
+	EXPECT_EQ(variant->flags | FLAGSFIRST_CHECK_FIELDS, flags);
+}
+
+TEST_F(op, check_fields_changes_nothing_in_the_table)
+{
+	EXPECT_EQ(0, call_sized(self->fd, variant, &self->n, variant->size, 0,
+				FLAGSFIRST_CHECK_FIELDS, 0));
+	EXPECT_EQ(false, variant->happened(self->fd, &self->n));
+}
+
+TEST_F(op, check_fields_obeys_the_size_bounds)
+{
+	EXPECT_EQ(-EINVAL, call_sized(self->fd, variant, &self->n,
+				      variant->ver0 - 1, 0,
+				      FLAGSFIRST_CHECK_FIELDS, 0));
+	EXPECT_EQ(-E2BIG, call_sized(self->fd, variant, &self->n, PAGE + 1, 0,
+				     FLAGSFIRST_CHECK_FIELDS, 0));
+	EXPECT_EQ(-EFAULT, call_sized(self->fd, variant, &self->n,
+				      variant->size, 0,
+				      FLAGSFIRST_CHECK_FIELDS, 1));
+}
+
+TEST_F(op, other_directions_fail_with_ENOTTY)
+{
+	unsigned char buf[PAGE] = { 0 };
+
+	variant->fill(self->fd, &self->n, buf, 0);
+	EXPECT_EQ(-ENOTTY, ff(self->fd, _IOC(_IOC_WRITE, 'Y', variant->nr, variant->size), buf));
+	EXPECT_EQ(-ENOTTY, ff(self->fd, _IOC(_IOC_READ, 'Y', variant->nr, variant->size), buf));
+	EXPECT_EQ(-ENOTTY, ff(self->fd, _IOC(_IOC_NONE, 'Y', variant->nr, 0), buf));
+	EXPECT_EQ(false, variant->happened(self->fd, &self->n));
+}
+
+TEST(unknown_numbers_and_foreign_types_fail_with_ENOTTY)
+{
+	/* RENAME_LEGACY (0x04) is _IOW with 16 bytes and nothing else. */
+	static const struct { const char *what; unsigned long cmd; } cases[] = {
+		{ "number 0x05", _IOC(_IOC_READ | _IOC_WRITE, 'Y', 0x05, 16) },
+		{ "number 0x1f", _IOC(_IOC_READ | _IOC_WRITE, 'Y', 0x1f, 16) },
+		{ "number 0xff", _IOC(_IOC_READ | _IOC_WRITE, 'Y', 0xff, 16) },
+		{ "type 'Z' with SET's number", _IOC(_IOC_READ | _IOC_WRITE, 'Z', 0x00, 32) },
+		{ "RENAME_LEGACY's number read-write", _IOC(_IOC_READ | _IOC_WRITE, 'Y', 0x04, 16) },
+		{ "RENAME_LEGACY with 24 bytes", _IOC(_IOC_WRITE, 'Y', 0x04, 24) },
+		{ "RENAME_LEGACY with 8 bytes", _IOC(_IOC_WRITE, 'Y', 0x04, 8) },
+		{ "a tty ioctl", TCGETS },
+	};
+	unsigned char buf[64] = { 0 };
+	int fd = open_dev();
+	size_t i;
+
+	ASSERT_LE(0, fd);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		EXPECT_EQ(-ENOTTY, ff(fd, cases[i].cmd, buf))
+			TH_LOG("case %zu", i);
+	close(fd);
+}
+
+/* SET */
+
+TEST(set_creates_an_entry_get_reads_it_back)
+{
+	struct flagsfirst_get g;
+	char name[64], buf[64];
+	int fd = open_dev();
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, set(fd, fresh(name, "s"), "hello", 0));
+	ASSERT_EQ(0, get(fd, name, buf, sizeof(buf), &g));
+	EXPECT_STREQ("hello", buf);
+	EXPECT_EQ(5, g.value_len);
+	EXPECT_EQ(0, g.attrs);
+	EXPECT_EQ(geteuid(), g.owner_uid);
+	EXPECT_LT(0, g.seq);
+	close(fd);
+}
+
+TEST(set_without_flags_replaces_and_seq_increases)
+{
+	struct flagsfirst_get g;
+	char name[64], buf[64];
+	uint64_t seq;
+	int fd = open_dev();
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, set(fd, fresh(name, "s"), "one", 0));
+	seq = seq_of(fd, name);
+	ASSERT_EQ(0, set(fd, name, "two", 0));
+	ASSERT_EQ(0, get(fd, name, buf, sizeof(buf), &g));
+	EXPECT_STREQ("two", buf);
+	EXPECT_LT(seq, g.seq);
+	close(fd);
+}
+
+TEST(set_noreplace_on_an_existing_name_fails_with_EEXIST_and_keeps_it)
+{
+	struct flagsfirst_get g;
+	char name[64], buf[64];
+	uint64_t seq;
+	int fd = open_dev();
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, set(fd, fresh(name, "s"), "one", FLAGSFIRST_SET_NOREPLACE));
+	seq = seq_of(fd, name);
+	EXPECT_EQ(-EEXIST, set(fd, name, "two", FLAGSFIRST_SET_NOREPLACE));
+	ASSERT_EQ(0, get(fd, name, buf, sizeof(buf), &g));
+	EXPECT_STREQ("one", buf);
+	EXPECT_EQ(seq, g.seq);
+	close(fd);
+}
+
+TEST(set_replace_on_a_missing_name_fails_with_ENOENT_and_creates_nothing)
+{
+	char name[64];
+	int fd = open_dev();
+
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-ENOENT, set(fd, fresh(name, "s"), "v", FLAGSFIRST_SET_REPLACE));
+	EXPECT_EQ(false, exists(fd, name));
+	ASSERT_EQ(0, set(fd, name, "v", 0));
+	EXPECT_EQ(0, set(fd, name, "w", FLAGSFIRST_SET_REPLACE));
+	close(fd);
+}
+
+TEST(set_names_and_values_at_and_past_their_limits)
+{
+	static char value[FLAGSFIRST_VALUE_MAX + 1];
+	char name[FLAGSFIRST_NAME_MAX + 2], tag[64];
+	struct flagsfirst_set s = { 0 };
+	int fd = open_dev();
+
+	ASSERT_LE(0, fd);
+	fresh(tag, "limit");
+	memset(name, 'n', sizeof(name));
+	memcpy(name, tag, strlen(tag));
+	name[FLAGSFIRST_NAME_MAX] = '\0';
+	EXPECT_EQ(0, set(fd, name, "v", 0)) TH_LOG("a 255-byte name");
+	name[FLAGSFIRST_NAME_MAX] = 'n';
+	name[FLAGSFIRST_NAME_MAX + 1] = '\0';
+	EXPECT_EQ(-ENAMETOOLONG, set(fd, name, "v", 0)) TH_LOG("a 256-byte name");
+	EXPECT_EQ(-ENOENT, set(fd, "", "v", 0)) TH_LOG("an empty name");
+
+	s.name = ptr(fresh(tag, "value"));
+	s.value = ptr(value);
+	s.value_len = FLAGSFIRST_VALUE_MAX;
+	EXPECT_EQ(0, ff(fd, FLAGSFIRST_IOC_SET, &s)) TH_LOG("a 64 KiB value");
+	s.value_len = FLAGSFIRST_VALUE_MAX + 1;
+	s.name = ptr(fresh(tag, "value"));
+	EXPECT_EQ(-E2BIG, ff(fd, FLAGSFIRST_IOC_SET, &s)) TH_LOG("64 KiB + 1");
+	EXPECT_EQ(false, exists(fd, tag));
+	s.value = 0;
+	s.value_len = 0;
+	EXPECT_EQ(0, ff(fd, FLAGSFIRST_IOC_SET, &s)) TH_LOG("empty value, NULL pointer");
+	close(fd);
+}
+
+TEST(set_with_bad_pointers_fails_with_EFAULT_and_creates_nothing)
+{
+	unsigned char *unmapped = at_page_end(0, 0);
+	struct flagsfirst_set s = { .value = ptr("v"), .value_len = 1 };
+	char name[64];
+	int fd = open_dev();
+
+	ASSERT_LE(0, fd);
+	ASSERT_NE(NULL, unmapped);
+	s.name = 0;
+	EXPECT_EQ(-EFAULT, ff(fd, FLAGSFIRST_IOC_SET, &s)) TH_LOG("NULL name");
+	s.name = ptr(unmapped);
+	EXPECT_EQ(-EFAULT, ff(fd, FLAGSFIRST_IOC_SET, &s)) TH_LOG("unmapped name");
+	s.name = ptr(fresh(name, "s"));
+	s.value = ptr(unmapped - 1);
+	s.value_len = 2;
+	EXPECT_EQ(-EFAULT, ff(fd, FLAGSFIRST_IOC_SET, &s)) TH_LOG("value straddles a hole");
+	s.value = 0xffffffffffff0000ULL;
+	EXPECT_EQ(-EFAULT, ff(fd, FLAGSFIRST_IOC_SET, &s)) TH_LOG("kernel address");
+	EXPECT_EQ(false, exists(fd, name));
+	close(fd);
+}
+
+static int immutable_checks(int fd, void *arg)
+{
+	const char *name = arg;
+	char other[64];
+
+	fresh(other, "other");
+	if (set(fd, other, "o", 0))
+		return 10;
+	if (set(fd, name, "x", 0) != -EPERM)
+		return 11;
+	if (set(fd, name, "x", FLAGSFIRST_SET_REPLACE) != -EPERM)
+		return 12;
+	if (del(fd, name, 0) != -EPERM)
+		return 13;
+	if (ren(fd, name, "elsewhere", 0) != -EPERM)
+		return 14;
+	if (ren(fd, other, name, 0) != -EPERM)
+		return 15;
+	if (ren(fd, name, other, FLAGSFIRST_RENAME_EXCHANGE) != -EPERM)
+		return 16;
+	if (ren_legacy(fd, other, name) != -EPERM)
+		return 17;
+	if (del(fd, "", FLAGSFIRST_DELETE_ALL) < 0 || !exists(fd, name))
+		return 18;
+	return 0;
+}
+
+TEST(immutable_entries_cannot_be_changed_renamed_or_deleted_even_by_root)
+{
+	struct flagsfirst_get g;
+	char name[64], buf[64];
+	int fd = open_dev();
+
+	ASSERT_LE(0, fd);
+	if (!is_root())
+		SKIP(return, "needs CAP_LINUX_IMMUTABLE");
+	ASSERT_EQ(0, set(fd, fresh(name, "imm"), "forever", FLAGSFIRST_SET_IMMUTABLE));
+	ASSERT_EQ(0, get(fd, name, buf, sizeof(buf), &g));
+	EXPECT_EQ(FLAGSFIRST_ATTR_IMMUTABLE, g.attrs);
+	EXPECT_EQ(0, immutable_checks(fd, name));
+	EXPECT_EQ(0, ren(fd, name, name, 0)) TH_LOG("onto itself changes nothing");
+	ASSERT_EQ(0, get(fd, name, buf, sizeof(buf), &g));
+	EXPECT_STREQ("forever", buf);
+	close(fd);
+}
+
+TEST(immutable_without_cap_linux_immutable_fails_with_EPERM)
+{
+	char name[64];
+	int fd = open_dev();
+
+	ASSERT_LE(0, fd);
+	if (is_root())
+		SKIP(return, "runs as an unprivileged uid");
+	EXPECT_EQ(-EPERM, set(fd, fresh(name, "imm"), "v", FLAGSFIRST_SET_IMMUTABLE));
+	EXPECT_EQ(false, exists(fd, name));
+	close(fd);
+}
+
+/* GET */
+
+TEST(get_of_a_missing_name_fails_with_ENOENT)
+{
+	struct flagsfirst_get g;
+	char name[64], buf[8];
+	int fd = open_dev();
+
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-ENOENT, get(fd, fresh(name, "g"), buf, sizeof(buf), &g));
+	EXPECT_EQ(-ENOENT, get(fd, "", buf, sizeof(buf), &g));
+	close(fd);
+}
+
+TEST(get_writes_every_output_field_into_a_poisoned_struct)
+{
+	struct flagsfirst_get g;
+	unsigned char value[32];
+	char name[64];
+	int fd = open_dev();
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, set(fd, fresh(name, "g"), "abc", 0));
+	memset(&g, POISON, sizeof(g));
+	memset(value, POISON, sizeof(value));
+	g.flags = 0;
+	g.__reserved = 0;
+	g.name = ptr(name);
+	g.value = ptr(value);
+	g.value_len = sizeof(value);
+	ASSERT_EQ(0, ff(fd, FLAGSFIRST_IOC_GET, &g));
+	EXPECT_EQ(3, g.value_len);
+	EXPECT_EQ(0, g.attrs);
+	EXPECT_EQ(seq_of(fd, name), g.seq);
+	EXPECT_EQ(geteuid(), g.owner_uid);
+	EXPECT_EQ(0, g.__reserved);
+	EXPECT_EQ(0, memcmp(value, "abc", 3));
+	EXPECT_EQ(POISON, value[3]) TH_LOG("the buffer past the value is left alone");
+	close(fd);
+}
+
+TEST(get_with_a_zero_length_buffer_reports_the_size_only)
+{
+	struct flagsfirst_get g = { 0 };
+	char name[64];
+	int fd = open_dev();
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, set(fd, fresh(name, "g"), "twelve bytes", 0));
+	g.name = ptr(name);
+	g.value = 0;
+	ASSERT_EQ(0, ff(fd, FLAGSFIRST_IOC_GET, &g));
+	EXPECT_EQ(12, g.value_len);
+	close(fd);
+}
+
+TEST(get_with_a_short_buffer_fails_with_ERANGE_and_reports_the_size)
+{
+	struct flagsfirst_get g = { 0 };
+	unsigned char value[8];
+	char name[64];
+	int fd = open_dev();
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, set(fd, fresh(name, "g"), "twelve bytes", 0));
+	memset(value, POISON, sizeof(value));
+	g.name = ptr(name);
+	g.value = ptr(value);
+	g.value_len = 11;
+	EXPECT_EQ(-ERANGE, ff(fd, FLAGSFIRST_IOC_GET, &g));
+	EXPECT_EQ(12, g.value_len);
+	EXPECT_EQ(POISON, value[0]) TH_LOG("the buffer is left alone");
+	close(fd);
+}
+
+TEST(get_with_bad_pointers_fails_with_EFAULT)
+{
+	unsigned char *unmapped = at_page_end(0, 0);
+	struct flagsfirst_get g = { 0 };
+	char name[64];
+	int fd = open_dev();
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, set(fd, fresh(name, "g"), "value", 0));
+	EXPECT_EQ(-EFAULT, ff(fd, FLAGSFIRST_IOC_GET, &g)) TH_LOG("NULL name");
+	g.name = ptr(name);
+	g.value = ptr(unmapped - 2);
+	g.value_len = 5;
+	EXPECT_EQ(-EFAULT, ff(fd, FLAGSFIRST_IOC_GET, &g)) TH_LOG("value straddles a hole");
+	close(fd);
+}
+
+/* DELETE */
+
+TEST(delete_removes_an_entry_then_fails_with_ENOENT)
+{
+	char name[64];
+	int fd = open_dev();
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, set(fd, fresh(name, "d"), "v", 0));
+	EXPECT_EQ(0, del(fd, name, 0));
+	EXPECT_EQ(false, exists(fd, name));
+	EXPECT_EQ(-ENOENT, del(fd, name, 0));
+	close(fd);
+}
+
+TEST(delete_of_an_empty_name_without_all_fails_with_ENOENT)
+{
+	char name[64];
+	int fd = open_dev();
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, set(fd, fresh(name, "d"), "v", 0));
+	EXPECT_EQ(-ENOENT, del(fd, "", 0));
+	EXPECT_EQ(true, exists(fd, name));
+	close(fd);
+}
+
+TEST(delete_all_with_a_non_empty_name_fails_with_EINVAL_and_deletes_nothing)
+{
+	char name[64];
+	int fd = open_dev();
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, set(fd, fresh(name, "d"), "v", 0));
+	EXPECT_EQ(-EINVAL, del(fd, name, FLAGSFIRST_DELETE_ALL));
+	EXPECT_EQ(true, exists(fd, name));
+	close(fd);
+}
+
+TEST(delete_all_removes_every_entry_of_the_caller_and_returns_the_count)
+{
+	char a[64], b[64], c[64];
+	int fd = open_dev();
+
+	ASSERT_LE(0, fd);
+	del(fd, "", FLAGSFIRST_DELETE_ALL);
+	ASSERT_EQ(0, set(fd, fresh(a, "d"), "v", 0));
+	ASSERT_EQ(0, set(fd, fresh(b, "d"), "v", 0));
+	ASSERT_EQ(0, set(fd, fresh(c, "d"), "v", 0));
+	EXPECT_EQ(3, del(fd, "", FLAGSFIRST_DELETE_ALL));
+	EXPECT_EQ(false, exists(fd, a));
+	EXPECT_EQ(false, exists(fd, c));
+	EXPECT_EQ(0, del(fd, "", FLAGSFIRST_DELETE_ALL));
+	close(fd);
+}
+
+/* RENAME */
+
+TEST(rename_moves_the_entry_keeping_value_and_owner)
+{
+	struct flagsfirst_get g;
+	char a[64], b[64], buf[64];
+	uint64_t seq;
+	int fd = open_dev();
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, set(fd, fresh(a, "r"), "moved", 0));
+	seq = seq_of(fd, a);
+	ASSERT_EQ(0, ren(fd, a, fresh(b, "r"), 0));
+	EXPECT_EQ(false, exists(fd, a));
+	ASSERT_EQ(0, get(fd, b, buf, sizeof(buf), &g));
+	EXPECT_STREQ("moved", buf);
+	EXPECT_EQ(geteuid(), g.owner_uid);
+	EXPECT_LT(seq, g.seq);
+	close(fd);
+}
+
+TEST(rename_onto_an_existing_name_replaces_it)
+{
+	struct flagsfirst_get g;
+	char a[64], b[64], buf[64];
+	int fd = open_dev();
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, set(fd, fresh(a, "r"), "winner", 0));
+	ASSERT_EQ(0, set(fd, fresh(b, "r"), "loser", 0));
+	ASSERT_EQ(0, ren(fd, a, b, 0));
+	EXPECT_EQ(false, exists(fd, a));
+	ASSERT_EQ(0, get(fd, b, buf, sizeof(buf), &g));
+	EXPECT_STREQ("winner", buf);
+	close(fd);
+}
+
+TEST(rename_noreplace_onto_an_existing_name_fails_with_EEXIST)
+{
+	struct flagsfirst_get g;
+	char a[64], b[64], buf[64];
+	int fd = open_dev();
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, set(fd, fresh(a, "r"), "a", 0));
+	ASSERT_EQ(0, set(fd, fresh(b, "r"), "b", 0));
+	EXPECT_EQ(-EEXIST, ren(fd, a, b, FLAGSFIRST_RENAME_NOREPLACE));
+	ASSERT_EQ(0, get(fd, a, buf, sizeof(buf), &g));
+	EXPECT_STREQ("a", buf);
+	ASSERT_EQ(0, get(fd, b, buf, sizeof(buf), &g));
+	EXPECT_STREQ("b", buf);
+	close(fd);
+}
+
+TEST(rename_exchange_swaps_two_entries_atomically)
+{
+	struct flagsfirst_get g;
+	char a[64], b[64], buf[64];
+	uint64_t seq_a, seq_b;
+	int fd = open_dev();
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, set(fd, fresh(a, "x"), "first", 0));
+	ASSERT_EQ(0, set(fd, fresh(b, "x"), "second", 0));
+	seq_a = seq_of(fd, a);
+	seq_b = seq_of(fd, b);
+	ASSERT_EQ(0, ren(fd, a, b, FLAGSFIRST_RENAME_EXCHANGE));
+	ASSERT_EQ(0, get(fd, a, buf, sizeof(buf), &g));
+	EXPECT_STREQ("second", buf);
+	EXPECT_LT(seq_b, g.seq);
+	ASSERT_EQ(0, get(fd, b, buf, sizeof(buf), &g));
+	EXPECT_STREQ("first", buf);
+	EXPECT_LT(seq_a, g.seq);
+	close(fd);
+}
+
+TEST(rename_exchange_with_a_missing_name_fails_with_ENOENT)
+{
+	char a[64], b[64];
+	int fd = open_dev();
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, set(fd, fresh(a, "x"), "a", 0));
+	EXPECT_EQ(-ENOENT, ren(fd, a, fresh(b, "x"), FLAGSFIRST_RENAME_EXCHANGE));
+	EXPECT_EQ(-ENOENT, ren(fd, b, a, FLAGSFIRST_RENAME_EXCHANGE));
+	EXPECT_EQ(true, exists(fd, a));
+	EXPECT_EQ(false, exists(fd, b));
+	close(fd);
+}
+
+TEST(rename_onto_itself_succeeds_and_changes_nothing)
+{
+	char a[64];
+	uint64_t seq;
+	int fd = open_dev();
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, set(fd, fresh(a, "self"), "a", 0));
+	seq = seq_of(fd, a);
+	EXPECT_EQ(0, ren(fd, a, a, 0));
+	EXPECT_EQ(0, ren(fd, a, a, FLAGSFIRST_RENAME_EXCHANGE));
+	EXPECT_EQ(-EEXIST, ren(fd, a, a, FLAGSFIRST_RENAME_NOREPLACE));
+	EXPECT_EQ(seq, seq_of(fd, a));
+	close(fd);
+}
+
+TEST(rename_errors_for_missing_empty_and_long_names)
+{
+	char a[64], b[64], longname[FLAGSFIRST_NAME_MAX + 2];
+	int fd = open_dev();
+
+	ASSERT_LE(0, fd);
+	memset(longname, 'l', sizeof(longname) - 1);
+	longname[sizeof(longname) - 1] = '\0';
+	EXPECT_EQ(-ENOENT, ren(fd, fresh(a, "r"), fresh(b, "r"), 0));
+	ASSERT_EQ(0, set(fd, a, "a", 0));
+	EXPECT_EQ(-ENOENT, ren(fd, a, "", 0));
+	EXPECT_EQ(-ENOENT, ren(fd, "", a, 0));
+	EXPECT_EQ(-ENAMETOOLONG, ren(fd, a, longname, 0));
+	EXPECT_EQ(-ENAMETOOLONG, ren(fd, longname, a, 0));
+	EXPECT_EQ(true, exists(fd, a));
+	close(fd);
+}
+
+/* RENAME_LEGACY: RENAME with flags 0, and nothing more */
+
+TEST(rename_legacy_moves_and_replaces_like_rename_with_flags_zero)
+{
+	struct flagsfirst_get g;
+	char a[64], b[64], c[64], buf[64];
+	int fd = open_dev();
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, set(fd, fresh(a, "l"), "a", 0));
+	ASSERT_EQ(0, ren_legacy(fd, a, fresh(b, "l")));
+	EXPECT_EQ(false, exists(fd, a));
+	ASSERT_EQ(0, set(fd, fresh(c, "l"), "c", 0));
+	ASSERT_EQ(0, ren_legacy(fd, c, b)) TH_LOG("it cannot be told not to replace");
+	ASSERT_EQ(0, get(fd, b, buf, sizeof(buf), &g));
+	EXPECT_STREQ("c", buf);
+	EXPECT_EQ(0, ren_legacy(fd, b, b));
+	EXPECT_EQ(-ENOENT, ren_legacy(fd, a, b));
+	EXPECT_EQ(-ENOENT, ren_legacy(fd, b, ""));
+	EXPECT_EQ(-EFAULT, ff(fd, FLAGSFIRST_IOC_RENAME_LEGACY, NULL));
+	close(fd);
+}
+
+/* Validation order: validity beats existence and permission. */
+
+static int unknown_bit_beats_eperm(int fd, void *arg)
+{
+	const char *name = arg;
+
+	if (set(fd, name, "x", 1ULL << 40) != -EINVAL)
+		return 1;
+	if (set(fd, name, "x", FLAGSFIRST_SET_NOREPLACE | FLAGSFIRST_SET_REPLACE |
+		FLAGSFIRST_SET_IMMUTABLE) != -EINVAL)
+		return 2;
+	if (del(fd, name, 1ULL << 40) != -EINVAL)
+		return 3;
+	if (ren(fd, name, "x", 1ULL << 40) != -EINVAL)
+		return 4;
+	if (set(fd, name, "x", 0) != -EPERM)
+		return 5;
+	return 0;
+}
+
+TEST(validity_beats_existence_and_permission)
+{
+	char name[64], longname[FLAGSFIRST_NAME_MAX + 2];
+	int fd = open_dev();
+
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-EINVAL, set(fd, fresh(name, "o"), "v", 1ULL << 40))
+		TH_LOG("an unknown bit on a missing name is EINVAL, not ENOENT");
+	EXPECT_EQ(-EINVAL, set(fd, name, "v", FLAGSFIRST_SET_REPLACE |
+			       FLAGSFIRST_SET_NOREPLACE));
+	memset(longname, 'l', sizeof(longname) - 1);
+	longname[sizeof(longname) - 1] = '\0';
+	EXPECT_EQ(-ENAMETOOLONG, set(fd, longname, "v", FLAGSFIRST_SET_IMMUTABLE))
+		TH_LOG("a bad name is reported before a missing capability");
+	EXPECT_EQ(-ENOENT, ren(fd, name, "x", FLAGSFIRST_RENAME_EXCHANGE));
+	if (!is_root())
+		SKIP(return, "needs root to own an entry uid 65534 probes");
+	ASSERT_EQ(0, set(fd, name, "v", 0));
+	EXPECT_EQ(0, as_nobody(unknown_bit_beats_eperm, name));
+	close(fd);
+}
+
+/* Permission: another uid's entries */
+
+static int nobody_cannot_touch(int fd, void *arg)
+{
+	const char *name = arg;
+	struct flagsfirst_get g;
+	char mine[64], buf[64];
+
+	if (get(fd, name, buf, sizeof(buf), &g) || g.owner_uid != 0)
+		return 1;
+	if (set(fd, name, "x", 0) != -EPERM)
+		return 2;
+	if (set(fd, name, "x", FLAGSFIRST_SET_REPLACE) != -EPERM)
+		return 3;
+	if (del(fd, name, 0) != -EPERM)
+		return 4;
+	if (ren(fd, name, "x", 0) != -EPERM)
+		return 5;
+	if (set(fd, fresh(mine, "mine"), "m", 0))
+		return 6;
+	if (ren(fd, mine, name, 0) != -EPERM)
+		return 7;
+	if (ren(fd, mine, name, FLAGSFIRST_RENAME_EXCHANGE) != -EPERM)
+		return 8;
+	if (ren(fd, mine, name, FLAGSFIRST_RENAME_NOREPLACE) != -EEXIST)
+		return 9;
+	if (del(fd, "", FLAGSFIRST_DELETE_ALL) != 1)
+		return 10;
+	if (set(fd, mine, "m", FLAGSFIRST_SET_IMMUTABLE) != -EPERM)
+		return 11;
+	return 0;
+}
+
+TEST(another_uid_can_read_but_not_change_an_entry)
+{
+	struct flagsfirst_get g;
+	char name[64], buf[64];
+	uint64_t seq;
+	int fd = open_dev();
+
+	ASSERT_LE(0, fd);
+	if (!is_root())
+		SKIP(return, "needs root to own an entry uid 65534 probes");
+	ASSERT_EQ(0, set(fd, fresh(name, "p"), "root's", 0));
+	seq = seq_of(fd, name);
+	EXPECT_EQ(0, as_nobody(nobody_cannot_touch, name));
+	ASSERT_EQ(0, get(fd, name, buf, sizeof(buf), &g));
+	EXPECT_STREQ("root's", buf);
+	EXPECT_EQ(seq, g.seq);
+	close(fd);
+}
+
+static int nobody_creates(int fd, void *arg)
+{
+	return set(fd, arg, "nobody's", 0) ? 1 : 0;
+}
+
+TEST(cap_fowner_may_change_another_uids_entry)
+{
+	struct flagsfirst_get g;
+	char name[64], buf[64];
+	int fd = open_dev();
+
+	ASSERT_LE(0, fd);
+	if (!is_root())
+		SKIP(return, "needs CAP_FOWNER");
+	ASSERT_EQ(0, as_nobody(nobody_creates, fresh(name, "f")));
+	ASSERT_EQ(0, get(fd, name, buf, sizeof(buf), &g));
+	EXPECT_EQ(NOBODY, g.owner_uid);
+	EXPECT_EQ(0, set(fd, name, "root's now", 0));
+	ASSERT_EQ(0, get(fd, name, buf, sizeof(buf), &g));
+	EXPECT_EQ(NOBODY, g.owner_uid) TH_LOG("replacing keeps the owner");
+	EXPECT_EQ(0, del(fd, name, 0));
+	close(fd);
+}
+
+/* Limits */
+
+FIXTURE(limits) {
+	int fd;
+	char max_entries[32], max_bytes[32], per_uid[32];
+};
+
+FIXTURE_SETUP(limits)
+{
+	self->fd = open_dev();
+	ASSERT_LE(0, self->fd);
+	if (!is_root())
+		SKIP(return, "needs root to write module parameters");
+	read_param("max_entries", self->max_entries, sizeof(self->max_entries));
+	read_param("max_bytes", self->max_bytes, sizeof(self->max_bytes));
+	read_param("max_entries_per_uid", self->per_uid, sizeof(self->per_uid));
+	del(self->fd, "", FLAGSFIRST_DELETE_ALL);
+}
+
+FIXTURE_TEARDOWN(limits)
+{
+	if (is_root()) {
+		del(self->fd, "", FLAGSFIRST_DELETE_ALL);
+		write_param("max_entries", self->max_entries);
+		write_param("max_bytes", self->max_bytes);
+		write_param("max_entries_per_uid", self->per_uid);
+	}
+	close(self->fd);
+}
+
+TEST_F(limits, a_full_table_fails_with_ENOSPC_until_an_entry_goes)
+{
+	char name[64], last[64];
+	int i, ret = 0;
+
+	ASSERT_EQ(0, write_param("max_entries", "50"));
+	/* Immutable entries of earlier tests count too: fill what is left. */
+	for (i = 0; i <= 50 && !ret; i++)
+		ret = set(self->fd, fresh(name, "full"), "v", 0);
+	EXPECT_EQ(-ENOSPC, ret);
+	EXPECT_EQ(false, exists(self->fd, name));
+	ASSERT_LT(1, i) TH_LOG("the table was full before the test");
+	snprintf(last, sizeof(last), "full.%d.%d", getpid(), 0);
+	EXPECT_EQ(0, set(self->fd, last, "replacing needs no room", 0));
+	EXPECT_EQ(0, del(self->fd, last, 0));
+	EXPECT_EQ(0, set(self->fd, name, "v", 0));
+}
+
+TEST_F(limits, names_and_values_over_max_bytes_fail_with_ENOSPC)
+{
+	static char big[4096];
+	struct flagsfirst_set s = { 0 };
+	char name[64];
+
+	ASSERT_EQ(0, set(self->fd, fresh(name, "bytes"), "small", 0));
+	ASSERT_EQ(0, write_param("max_bytes", "1"));
+	EXPECT_EQ(-ENOSPC, set(self->fd, "b", "", 0)) TH_LOG("a new entry");
+	s.name = ptr(name);
+	s.value = ptr(big);
+	s.value_len = sizeof(big);
+	EXPECT_EQ(-ENOSPC, ff(self->fd, FLAGSFIRST_IOC_SET, &s)) TH_LOG("a bigger value");
+	EXPECT_EQ(-ENOSPC, ren(self->fd, name, "a-much-longer-name-than-before", 0));
+	EXPECT_EQ(0, del(self->fd, name, 0)) TH_LOG("deleting is always allowed");
+	ASSERT_EQ(0, write_param("max_bytes", "1000000"));
+	EXPECT_EQ(0, ff(self->fd, FLAGSFIRST_IOC_SET, &s));
+}
+
+static int fill_quota(int fd, void *arg)
+{
+	char name[64];
+	int i;
+
+	(void)arg;
+	del(fd, "", FLAGSFIRST_DELETE_ALL);
+	for (i = 0; i < 3; i++)
+		if (set(fd, fresh(name, "quota"), "v", 0))
+			return 1;
+	if (set(fd, fresh(name, "quota"), "v", 0) != -EDQUOT)
+		return 2;
+	if (del(fd, "", FLAGSFIRST_DELETE_ALL) != 3)
+		return 3;
+	return 0;
+}
+
+TEST_F(limits, entries_over_the_per_uid_limit_fail_with_EDQUOT_except_cap_sys_resource)
+{
+	char name[64];
+	int i;
+
+	ASSERT_EQ(0, write_param("max_entries_per_uid", "3"));
+	EXPECT_EQ(0, as_nobody(fill_quota, NULL));
+	for (i = 0; i < 5; i++)
+		EXPECT_EQ(0, set(self->fd, fresh(name, "exempt"), "v", 0));
+}
+
+TEST_HARNESS_MAIN

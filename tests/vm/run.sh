@@ -1,0 +1,176 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Builds the module against stock Debian kernels and runs a job in a QEMU VM.
+#
+#   run.sh check   the test suite on every kernel in $KERNELS (default
+#                  "6.1 6.12"); prints the TAP, a summary per kernel and
+#                  "N passed, N failed"; exits non-zero on any failure
+#   run.sh demo    the guided tour on the first kernel in $KERNELS (6.1)
+#
+# A run fails on a failed test, a guest that never finishes (timeout, panic),
+# or a WARN/BUG/Oops/KASAN/lockdep/UBSAN report in the guest's kernel log.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+mode=${1:?usage: run.sh check|demo}
+fetch=$top/tests/vm/fetch.sh
+CACHE=${FLAGSFIRST_CACHE:-$HOME/.cache/flagsfirst}
+BUILD=${FLAGSFIRST_BUILD:-$top/build}
+TIMEOUT=${FLAGSFIRST_TIMEOUT:-1200}
+case $mode in
+check)	KERNELS=${KERNELS:-6.1 6.12} ;;
+demo)	KERNELS=${KERNELS:-6.1}; KERNELS=${KERNELS%% *} ;;
+*)	echo "usage: run.sh check|demo" >&2; exit 2 ;;
+esac
+
+# What the guest's kernel log must never show.
+REPORTS='WARNING:|BUG:|Oops|KASAN|UBSAN|kmemleak|lockdep|possible (circular|recursive)|sleeping function called|Kernel panic|general protection|Call Trace'
+
+step() { printf '>>> %s\n' "$*" >&2; }
+
+step "setting up (packages, linux-source for the kselftest harness)"
+"$fetch" deps
+ksft=$("$fetch" source)/tools/testing/selftests
+make -s -C "$top" userspace tests KSFT_DIR="$ksft"
+
+build_module() {	# kver kdir -> path of the .ko
+	local src=$BUILD/$1/src
+	rm -rf "$src"
+	mkdir -p "$src"
+	cp -r "$top/Kbuild" "$top/module" "$top/uapi" "$src/"
+	make -s -C "$2" M="$src" modules >&2
+	echo "$src/module/flagsfirst.ko"
+}
+
+build_initramfs() {	# kver ko -> path of the cpio
+	local root=$BUILD/$1/initramfs a
+	rm -rf "$root"
+	mkdir -p "$root"/{bin,dev,etc,proc,sys,tmp}
+	# su needs to know uid 65534; busybox's setpriv cannot change uids.
+	printf 'root:x:0:0::/:/bin/sh\nnobody:x:65534:65534::/tmp:/bin/sh\n' >"$root/etc/passwd"
+	printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
+	cp /bin/busybox "$root/bin/"
+	for a in $(/bin/busybox --list); do
+		[ "$a" = busybox ] || ln -s busybox "$root/bin/$a"
+	done
+	cp "$top/tests/vm/init" "$top/tests/vm/guest-check.sh" \
+	   "$top/userspace/tour.sh" "$2" "$root/"
+	cp "$top/userspace/flagsfirst" "$root/bin/"
+	cp "$top/tests/flagsfirst_test" "$root/"
+	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) \
+		>"$BUILD/$1/initramfs.cpio.gz"
+	echo "$BUILD/$1/initramfs.cpio.gz"
+}
+
+# KVM hangs on some hosts: use it only once a short boot has proved it.
+pick_accel() {	# vmlinuz initrd
+	local stamp=$CACHE/kvm-probe
+	if [ -n "${FLAGSFIRST_ACCEL:-}" ]; then
+		echo "$FLAGSFIRST_ACCEL"
+		return
+	fi
+	if [ ! -w /dev/kvm ]; then
+		echo tcg
+		return
+	fi
+	if [ ! -e "$stamp" ]; then
+		step "probing KVM (20 s at most)"
+		if timeout 20 qemu-system-x86_64 -accel kvm -cpu host -m 512 \
+			-display none -serial stdio -monitor none -no-reboot \
+			-kernel "$1" -initrd "$2" \
+			-append "console=ttyS0 panic=-1 quiet ffrun=probe" \
+			</dev/null 2>/dev/null | grep -q '=== flagsfirst: done ==='; then
+			echo kvm >"$stamp"
+		else
+			echo tcg >"$stamp"
+		fi
+	fi
+	cat "$stamp"
+}
+
+boot() {	# vmlinuz initrd job log
+	local accel cpu=max
+	accel=$(pick_accel "$1" "$2")
+	[ "$accel" = kvm ] && cpu=host
+	step "booting ($accel), job $3"
+	timeout "$TIMEOUT" qemu-system-x86_64 -accel "$accel" -cpu "$cpu" \
+		-smp 2 -m 1024 -display none -serial stdio -monitor none \
+		-no-reboot -kernel "$1" -initrd "$2" \
+		-append "console=ttyS0 panic=-1 quiet loglevel=4 ffrun=$3" \
+		</dev/null 2>&1 | tee "$4" | { [ "$mode" = demo ] && cat >&2 || cat >/dev/null; }
+}
+
+passed=0
+failed=0
+skipped=0
+summary=()
+
+record() {	# ok|fail name
+	if [ "$1" = ok ]; then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1))
+		echo "not ok - $2"
+	fi
+}
+
+check_kernel() {	# kver log
+	local log=$2 label p f s rc
+	for label in root uid65534; do
+		sed -n "/^=== flagsfirst: run $label ===/,/^=== flagsfirst: exit $label /p" "$log" |
+			tr -d '\r' | grep -v '^=== flagsfirst' || true
+		p=$(sed -n "/^=== flagsfirst: run $label ===/,/^=== flagsfirst: exit $label /p" "$log" |
+			tr -d '\r' | grep -cE '^ok [0-9]+' | tr -d ' ' || true)
+		s=$(sed -n "/^=== flagsfirst: run $label ===/,/^=== flagsfirst: exit $label /p" "$log" |
+			tr -d '\r' | grep -cE '^ok [0-9]+ .*# SKIP' || true)
+		f=$(sed -n "/^=== flagsfirst: run $label ===/,/^=== flagsfirst: exit $label /p" "$log" |
+			tr -d '\r' | grep -cE '^not ok [0-9]+' || true)
+		rc=$(tr -d '\r' <"$log" | sed -n "s/^=== flagsfirst: exit $label \([0-9]*\) ===$/\1/p")
+		passed=$((passed + p - s))
+		skipped=$((skipped + s))
+		failed=$((failed + f))
+		summary+=("$1 as $label: $((p - s)) passed, $f failed, $s skipped${rc:+, exit $rc}")
+		[ "$rc" = 0 ] || record fail "$1: suite as $label did not exit 0 (exit '${rc:-none}')"
+	done
+	if tr -d '\r' <"$log" | grep -q '^=== flagsfirst: rmmod ok ==='; then
+		record ok
+	else
+		record fail "$1: rmmod flagsfirst after the suite"
+	fi
+	if tr -d '\r' <"$log" | grep -q '^=== flagsfirst: done ==='; then
+		record ok
+	else
+		record fail "$1: the guest never finished (timeout or panic); its last lines:"
+		tail -n 30 "$log" | sed 's/^/#   /'
+	fi
+	if tr -d '\r' <"$log" | grep -qE "$REPORTS"; then
+		record fail "$1: the kernel log has a report:"
+		tr -d '\r' <"$log" | grep -E -B 2 -A 20 "$REPORTS" | head -n 60 | sed 's/^/#   /'
+	else
+		record ok
+	fi
+}
+
+for series in $KERNELS; do
+	read -r kver vmlinuz kdir < <("$fetch" kernel "$series")
+	step "building the module against $kver"
+	ko=$(build_module "$kver" "$kdir")
+	initrd=$(build_initramfs "$kver" "$ko")
+	boot "$vmlinuz" "$initrd" "$mode" "$BUILD/$kver/console.log" || true
+	if [ "$mode" = demo ]; then
+		tr -d '\r' <"$BUILD/$kver/console.log" | grep -qE "$REPORTS" &&
+			{ echo "demo: the kernel log has a report" >&2; exit 1; }
+		tr -d '\r' <"$BUILD/$kver/console.log" | grep -q '^=== flagsfirst: done ===' ||
+			{ echo "demo: the guest never finished" >&2; exit 1; }
+		exit 0
+	fi
+	echo "# kernel $kver"
+	check_kernel "$kver" "$BUILD/$kver/console.log"
+done
+
+echo "# summary"
+for line in "${summary[@]}"; do
+	echo "#   $line"
+done
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,99 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# The guided tour (make demo): one short section per lesson, each showing the
+# command and the kernel's answer.  Runs as root in the demo VM with the
+# module loaded; the client is on PATH as flagsfirst.
+
+lesson() {
+	printf '\n=== %s ===\n' "$1"
+	shift
+	for line in "$@"; do
+		printf '  %s\n' "$line"
+	done
+}
+
+run() {
+	printf '$ %s\n' "$*"
+	"$@" 2>&1 | sed 's/^/    /'
+}
+
+nobody() {
+	printf '$ (as uid 65534) %s\n' "$*"
+	su -s /bin/sh -c "$*" nobody 2>&1 | sed 's/^/    /'
+}
+
+lesson "1. Flags from day one" \
+	"rename() had no flags, so renameat2() had to come; dup2/dup3, pipe/pipe2," \
+	"epoll_create/epoll_create1 and eventfd/eventfd2 tell the same story." \
+	"Every flagsfirst op has a flags field, even GET, which has no flag yet" \
+	"(process_vm_readv did the same in 3.2)."
+run flagsfirst set colour blue
+run flagsfirst set colour red --noreplace
+run flagsfirst set shade green --replace
+run flagsfirst set colour red --replace
+run flagsfirst get colour
+
+lesson "2. Unknown bits are rejected, never ignored" \
+	"open(2) silently drops flags it does not know, so callers cannot tell" \
+	"whether a new flag works.  Here, any bit the kernel does not know is EINVAL."
+run flagsfirst raw set --size 32 --flags 0x100 --name colour --value x
+run flagsfirst raw get --size 48 --flags 0x1 --name colour
+run flagsfirst get colour
+
+lesson "3. Conflicting flags are an error" \
+	"Like renameat2(RENAME_NOREPLACE | RENAME_EXCHANGE): EINVAL, nothing done."
+run flagsfirst set colour green --noreplace --replace
+run flagsfirst rename colour shade --noreplace --exchange
+
+lesson "4. Structs are versioned by their size" \
+	"The size travels in the ioctl number, as in DRM; the kernel copies it" \
+	"like copy_struct_from_user() (openat2, clone3): a smaller struct is" \
+	"zero-extended, a bigger one accepted only if its tail is zero."
+run flagsfirst raw set --size 31 --flags 0 --name sized --value v
+run flagsfirst raw set --size 32 --flags 0 --name sized --value v
+run flagsfirst raw set --size 40 --flags 0 --tail-byte 0 --name sized --value v
+run flagsfirst raw set --size 40 --flags 0 --tail-byte 1 --name sized --value v
+run flagsfirst raw set --size 4097 --flags 0 --name sized --value v
+
+lesson "5. Ask the kernel what it supports: CHECK_FIELDS" \
+	"With flags = CHECK_FIELDS an op does nothing but report its valid flags," \
+	"its fields (all ones) and its struct size; user space needs no guessing."
+run flagsfirst probe
+run flagsfirst raw rename --size 64 --flags 0x8000000000000000
+
+lesson "6. Explicit intent: DELETE_ALL" \
+	"AT_EMPTY_PATH: an empty path means \"this fd\" only with the flag, so an" \
+	"empty string by accident is not a disaster.  An empty name is ENOENT;" \
+	"deleting everything takes the flag and the empty name together."
+run flagsfirst raw delete --size 16 --flags 0 --name ""
+run flagsfirst raw delete --size 16 --flags 1 --name colour
+run flagsfirst set a 1
+run flagsfirst set b 2
+run flagsfirst delete --all
+
+lesson "7. Validity before permission" \
+	"An unprivileged caller probing a flag learns whether it exists (EINVAL)," \
+	"not whether it may use it (EPERM)."
+run flagsfirst set locked "root's" --immutable
+nobody flagsfirst raw set --size 32 --flags 0x10 --name locked --value x
+nobody flagsfirst set locked mine
+nobody flagsfirst set mine v --immutable
+run flagsfirst set locked changed
+
+lesson "8. The flags-less legacy op" \
+	"RENAME_LEGACY is rename(2) as it was: no flags, a fixed size.  It cannot" \
+	"be told not to replace, so \"rename unless the target exists\" needs a" \
+	"check and then a rename: another writer can slip in between, and its" \
+	"entry is silently destroyed.  RENAME(NOREPLACE) does it in one step."
+run flagsfirst set draft "my work"
+run flagsfirst get report
+printf '  (another writer creates report now)\n'
+run flagsfirst set report "their work"
+run flagsfirst rename-legacy draft report
+run flagsfirst get report
+run flagsfirst set draft "my work"
+run flagsfirst rename draft report --noreplace
+run flagsfirst rename draft report --exchange
+run flagsfirst get report
+
+printf '\n=== The end ===\n  Every op: a flags field, strict bits, a sized struct, discovery.\n'
