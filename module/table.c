@@ -30,7 +30,7 @@ struct ff_quota {
  * it: it retries its lookup instead.
  */
 struct ff_table {
-	struct mutex lock;
+	struct mutex lock;		/* serialises writers */
 	seqcount_mutex_t seqc;
 	struct rhashtable ht;		/* name -> entry */
 	struct list_head entries;	/* lock */

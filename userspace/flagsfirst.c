@@ -190,22 +190,26 @@ static bool parse_u64(const char *s, uint64_t *v)
 	return !errno && *s && !*end;
 }
 
-static void print_flags(const struct flag_name *names, uint64_t flags)
+static const char *flags_str(const struct flag_name *names, uint64_t flags)
 {
+	static char buf[256];
 	const struct flag_name *f;
-	bool any = false;
+	size_t n = 0;
 
+	buf[0] = '\0';
 	for (f = names; f->name; f++) {
 		if (flags & f->bit) {
-			printf("%s%s", any ? "|" : "", f->name);
+			n += snprintf(buf + n, sizeof(buf) - n, "%s%s",
+				      n ? "|" : "", f->name);
 			flags &= ~f->bit;
-			any = true;
 		}
 	}
 	if (flags)
-		printf("%s0x%" PRIx64 "(unknown to this client)", any ? "|" : "", flags);
-	else if (!any)
-		printf("0");
+		snprintf(buf + n, sizeof(buf) - n, "%s0x%" PRIx64 "(unknown to this client)",
+			 n ? "|" : "", flags);
+	else if (!n)
+		snprintf(buf, sizeof(buf), "0");
+	return buf;
 }
 
 static void print_value(const unsigned char *v, size_t len)
@@ -350,7 +354,7 @@ static int cmd_probe(int fd)
 	uint64_t flags;
 	size_t ksize;
 
-	printf("%-7s %-5s %-38s %s\n", "op", "size", "valid flags", "fields");
+	printf("%-7s %-5s %-42s %s\n", "op", "size", "valid flags", "fields");
 	for (op = ops; op < ops + ARRAY_SIZE(ops); op++) {
 		memset(buf, 0xcc, sizeof(buf));
 		flags = FLAGSFIRST_CHECK_FIELDS;
@@ -363,9 +367,7 @@ static int cmd_probe(int fd)
 		}
 		memcpy(&flags, buf, sizeof(flags));
 		ksize = kernel_size(buf, usize);
-		printf("%-7s %-5zu ", op->name, ksize);
-		print_flags(op->flags, flags);
-		printf(" ");
+		printf("%-7s %-5zu %-42s", op->name, ksize, flags_str(op->flags, flags));
 		for (f = op->fields; f->name; f++)
 			if (f->offset + f->size <= ksize &&
 			    all_ones(buf + f->offset, f->size))
@@ -471,9 +473,8 @@ static int cmd_raw(int fd, int argc, char **argv)
 	}
 	}
 
-	printf("%s: size %" PRIu64 " (this header: %zu), flags ", op->name, usize,
-	       op->size);
-	print_flags(op->flags, flags);
+	printf("%s: size %" PRIu64 " (this header: %zu), flags %s", op->name,
+	       usize, op->size, flags_str(op->flags, flags));
 	if (usize > op->size)
 		printf(", tail bytes 0x%02" PRIx64, tail);
 	printf(" -> ");
@@ -488,10 +489,8 @@ static int cmd_raw(int fd, int argc, char **argv)
 		uint64_t kflags;
 
 		memcpy(&kflags, buf, sizeof(kflags));
-		printf("  kernel struct size %zu, valid flags ",
-		       kernel_size(buf, usize));
-		print_flags(op->flags, kflags);
-		printf("\n");
+		printf("  kernel struct size %zu, valid flags %s\n",
+		       kernel_size(buf, usize), flags_str(op->flags, kflags));
 	}
 	munmap(map, maplen - page);
 	return 0;

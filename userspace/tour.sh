@@ -13,7 +13,9 @@ lesson() {
 }
 
 run() {
-	printf '$ %s\n' "$*"
+	printf '$'
+	printf ' %s' "$@"
+	printf '\n'
 	"$@" 2>&1 | sed 's/^/    /'
 }
 
@@ -91,9 +93,10 @@ printf '  (another writer creates report now)\n'
 run flagsfirst set report "their work"
 run flagsfirst rename-legacy draft report
 run flagsfirst get report
+printf '  (the same race, with the flag)\n'
 run flagsfirst set draft "my work"
+run flagsfirst set report "their work"
 run flagsfirst rename draft report --noreplace
-run flagsfirst rename draft report --exchange
 run flagsfirst get report
 
 printf '\n=== The end ===\n  Every op: a flags field, strict bits, a sized struct, discovery.\n'

@@ -97,7 +97,16 @@ boot() {	# vmlinuz initrd job log
 		-smp 2 -m 1024 -display none -serial stdio -monitor none \
 		-no-reboot -kernel "$1" -initrd "$2" \
 		-append "console=ttyS0 panic=-1 quiet loglevel=4 ffrun=$3" \
-		</dev/null 2>&1 | tee "$4" | { [ "$mode" = demo ] && cat >&2 || cat >/dev/null; }
+		</dev/null 2>&1 | tee "$4" | show
+}
+
+# The demo shows the guest's console up to the kernel log dump.
+show() {
+	if [ "$mode" = demo ]; then
+		tr -d '\r' | sed -u '/^=== flagsfirst: dmesg ===/,$d'
+	else
+		cat >/dev/null
+	fi
 }
 
 passed=0

@@ -58,7 +58,7 @@
  * The ..._FLAGS masks below are what this header knows.  A running kernel
  * may be older or newer: ask it with CHECK_FIELDS.
  */
-#define FLAGSFIRST_CHECK_FIELDS		(1ULL << 63)	/* valid on every extensible op */
+#define FLAGSFIRST_CHECK_FIELDS		0x8000000000000000ULL	/* bit 63: every extensible op */
 
 /**
  * struct flagsfirst_set - argument of FLAGSFIRST_IOC_SET
@@ -89,9 +89,9 @@ struct flagsfirst_set {
 #define FLAGSFIRST_SET_SIZE_VER0	32	/* sizeof first published struct */
 
 /* SET flags */
-#define FLAGSFIRST_SET_NOREPLACE	(1ULL << 0)	/* fail EEXIST if the name exists */
-#define FLAGSFIRST_SET_REPLACE		(1ULL << 1)	/* fail ENOENT if it does not */
-#define FLAGSFIRST_SET_IMMUTABLE	(1ULL << 2)	/* never change again; CAP_LINUX_IMMUTABLE */
+#define FLAGSFIRST_SET_NOREPLACE	0x01ULL		/* fail EEXIST if the name exists */
+#define FLAGSFIRST_SET_REPLACE		0x02ULL		/* fail ENOENT if it does not */
+#define FLAGSFIRST_SET_IMMUTABLE	0x04ULL		/* frozen for good; CAP_LINUX_IMMUTABLE */
 #define FLAGSFIRST_SET_FLAGS		(FLAGSFIRST_SET_NOREPLACE | \
 					 FLAGSFIRST_SET_REPLACE | \
 					 FLAGSFIRST_SET_IMMUTABLE)
@@ -133,7 +133,7 @@ struct flagsfirst_get {
 #define FLAGSFIRST_GET_FLAGS		0ULL
 
 /* Entry attributes, reported by GET */
-#define FLAGSFIRST_ATTR_IMMUTABLE	(1U << 0)	/* set with FLAGSFIRST_SET_IMMUTABLE */
+#define FLAGSFIRST_ATTR_IMMUTABLE	0x01U		/* set with FLAGSFIRST_SET_IMMUTABLE */
 
 /**
  * struct flagsfirst_delete - argument of FLAGSFIRST_IOC_DELETE
@@ -157,7 +157,7 @@ struct flagsfirst_delete {
 #define FLAGSFIRST_DELETE_SIZE_VER0	16	/* sizeof first published struct */
 
 /* DELETE flags */
-#define FLAGSFIRST_DELETE_ALL		(1ULL << 0)	/* explicit intent: "" means all */
+#define FLAGSFIRST_DELETE_ALL		0x01ULL		/* explicit intent: "" means all */
 #define FLAGSFIRST_DELETE_FLAGS		FLAGSFIRST_DELETE_ALL
 
 /**
@@ -185,8 +185,8 @@ struct flagsfirst_rename {
 #define FLAGSFIRST_RENAME_SIZE_VER0	24	/* sizeof first published struct */
 
 /* RENAME flags */
-#define FLAGSFIRST_RENAME_NOREPLACE	(1ULL << 0)	/* fail EEXIST if newname exists */
-#define FLAGSFIRST_RENAME_EXCHANGE	(1ULL << 1)	/* atomically swap two entries */
+#define FLAGSFIRST_RENAME_NOREPLACE	0x01ULL		/* fail EEXIST if newname exists */
+#define FLAGSFIRST_RENAME_EXCHANGE	0x02ULL		/* atomically swap two entries */
 #define FLAGSFIRST_RENAME_FLAGS		(FLAGSFIRST_RENAME_NOREPLACE | \
 					 FLAGSFIRST_RENAME_EXCHANGE)
 
