@@ -137,6 +137,14 @@ static struct ff_entry *ff_lookup_locked(const char *name, u32 name_len)
 	return rhashtable_lookup_fast(&ff_table.ht, &key, ff_ht_params);
 }
 
+/* Puts @new where @old is; cannot fail, as @old is in the table. */
+static void ff_replace_locked(struct ff_entry *old, struct ff_entry *new)
+{
+	lockdep_assert_held(&ff_table.lock);
+	WARN_ON_ONCE(rhashtable_replace_fast(&ff_table.ht, &old->node,
+					     &new->node, ff_ht_params));
+}
+
 /* Returns the entry with a reference the caller must put, or NULL. */
 struct ff_entry *ff_table_get(const char *name, u32 name_len)
 {
@@ -295,9 +303,7 @@ int ff_table_set(struct ff_entry *new, u64 flags)
 		goto out_unlock;
 	new->owner = old->owner;
 	new->seq = ++ff_table.seq;
-	/* Cannot fail: @old is in the table and we hold the lock. */
-	WARN_ON_ONCE(rhashtable_replace_fast(&ff_table.ht, &old->node,
-					     &new->node, ff_ht_params));
+	ff_replace_locked(old, new);
 	ff_account_replace(old, new);
 	mutex_unlock(&ff_table.lock);
 	ff_entry_put(old);
@@ -380,10 +386,8 @@ static int ff_exchange_locked(struct ff_entry *a, struct ff_entry *b)
 	na->seq = ++ff_table.seq;
 	nb->seq = ++ff_table.seq;
 	write_seqcount_begin(&ff_table.seqc);
-	WARN_ON_ONCE(rhashtable_replace_fast(&ff_table.ht, &a->node,
-					     &na->node, ff_ht_params));
-	WARN_ON_ONCE(rhashtable_replace_fast(&ff_table.ht, &b->node,
-					     &nb->node, ff_ht_params));
+	ff_replace_locked(a, na);
+	ff_replace_locked(b, nb);
 	write_seqcount_end(&ff_table.seqc);
 	list_replace(&a->list, &na->list);
 	list_replace(&b->list, &nb->list);
@@ -407,9 +411,7 @@ static int ff_move_locked(struct ff_entry *old, struct ff_entry *target,
 
 	write_seqcount_begin(&ff_table.seqc);
 	if (target)
-		WARN_ON_ONCE(rhashtable_replace_fast(&ff_table.ht,
-						     &target->node, &new->node,
-						     ff_ht_params));
+		ff_replace_locked(target, new);
 	else
 		err = rhashtable_insert_fast(&ff_table.ht, &new->node,
 					     ff_ht_params);
