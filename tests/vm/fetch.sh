@@ -57,25 +57,34 @@ resolve() {
 	printf '%s\n' "$out"
 }
 
-# Downloads packages into $CACHE/dl and extracts them into $1.
+# Downloads packages next to $1 and extracts them into $1 (for a kernel
+# image, only /boot: its modules are not needed).
 extract() {
-	local dest=$1 p deb
+	local dest=$1 debs=$1.debs p deb
 	shift
-	mkdir -p "$CACHE/dl" "$dest"
+	mkdir -p "$debs" "$dest"
 	for p in "$@"; do
-		deb=$(ls "$CACHE/dl/${p}_"*.deb 2>/dev/null | tail -n 1 || true)
+		deb=$(ls "$debs/${p}_"*.deb 2>/dev/null || true)
 		if [ -z "$deb" ]; then
 			log "downloading $p"
-			(cd "$CACHE/dl" && apt-get download -q "$p" >/dev/null 2>&1) ||
-				{ apt_update; (cd "$CACHE/dl" && apt-get download -q "$p" >/dev/null); }
-			deb=$(ls "$CACHE/dl/${p}_"*.deb | tail -n 1)
+			(cd "$debs" && apt-get download -q "$p" >/dev/null 2>&1) ||
+				{ apt_update; (cd "$debs" && apt-get download -q "$p" >/dev/null); }
+			deb=$(ls "$debs/${p}_"*.deb)
 		fi
-		dpkg-deb -x "$deb" "$dest"
+		case $p in
+		linux-image-*)	dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$dest" ./boot ;;
+		*)		dpkg-deb -x "$deb" "$dest" ;;
+		esac
 	done
+	rm -rf "$debs"
+}
+
+version_of() {
+	apt-cache show --no-all-versions "$1" 2>/dev/null | awk '/^Version:/ { print $2; exit }'
 }
 
 kernel() {
-	local series=$1 meta_image meta_headers image headers kver dir kdir
+	local series=$1 meta_image meta_headers image headers kver dir kdir version
 	case $series in
 	6.1)  meta_image=linux-image-amd64; meta_headers=linux-headers-amd64 ;;
 	6.12) meta_image=linux-image-6.12-amd64; meta_headers=linux-headers-6.12-amd64 ;;
@@ -84,26 +93,28 @@ kernel() {
 	image=$(resolve "$meta_image" linux-image- | head -n 1)
 	headers=$(resolve "$meta_headers" linux-headers- | head -n 1)
 	kver=${image#linux-image-}
+	version=$(version_of "$image")
 	dir=$CACHE/kernels/$kver
 	kdir=$dir/usr/src/linux-headers-$kver
-	if [ ! -e "$dir/.done" ]; then
+	# A rebuild can keep the ABI name: key the cache by the version too.
+	if [ "$(cat "$dir/.done" 2>/dev/null)" != "$version" ]; then
 		rm -rf "$dir"
 		extract "$dir" "$image" "$headers" \
 			$(resolve "$headers" linux-headers-) \
 			$(resolve "$headers" linux-kbuild-)
 		# The headers' Makefile includes the -common tree by absolute path.
 		sed -i "s|^include /usr/src/|include $dir/usr/src/|" "$kdir/Makefile"
-		touch "$dir/.done"
+		echo "$version" >"$dir/.done"
 	fi
 	printf '%s %s %s\n' "$kver" "$dir/boot/vmlinuz-$kver" "$kdir"
 }
 
 source_tree() {
 	local pkg=linux-source-6.12 version tree=$CACHE/linux-source-6.12 tarball
-	version=$(apt-cache policy "$pkg" 2>/dev/null | awk '/Candidate:/ { print $2 }')
-	if [ -z "$version" ] || [ "$version" = "(none)" ]; then
+	version=$(version_of "$pkg")
+	if [ -z "$version" ]; then
 		apt_update
-		version=$(apt-cache policy "$pkg" | awk '/Candidate:/ { print $2 }')
+		version=$(version_of "$pkg")
 	fi
 	if [ "$(cat "$tree/.version" 2>/dev/null)" != "$version" ]; then
 		log "extracting $pkg $version"
