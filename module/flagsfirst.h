@@ -37,6 +37,7 @@ static inline u8 *ff_entry_value(struct ff_entry *e)
 extern unsigned int ff_max_entries;
 extern unsigned long ff_max_bytes;
 extern unsigned int ff_max_entries_per_uid;
+extern unsigned int ff_max_queued_events;
 
 /* table.c */
 int ff_table_init(void);
@@ -50,6 +51,14 @@ int ff_table_delete(const char *name, u32 name_len);
 long ff_table_delete_all(void);
 int ff_table_rename(const char *oldname, u32 oldlen,
 		    const char *newname, u32 newlen, u64 flags);
+void ff_table_watch(struct list_head *watch);
+void ff_table_unwatch(struct list_head *watch);
+
+/* watch.c */
+int ff_watch_create(u64 mask, u64 flags);
+void ff_notify(struct list_head *watches, u16 type, u64 seq,
+	       const char *name, u32 name_len,
+	       const char *newname, u32 newname_len);
 
 /* ioctl.c */
 long ff_ioctl(struct file *file, unsigned int cmd, unsigned long arg);

@@ -19,6 +19,7 @@ union ff_args {
 	struct flagsfirst_get get;
 	struct flagsfirst_delete del;
 	struct flagsfirst_rename rename;
+	struct flagsfirst_watch watch;
 };
 
 /**
@@ -205,6 +206,18 @@ static long ff_rename_legacy(void __user *uarg)
 	return ff_rename(&args, NULL, 0);
 }
 
+static bool ff_watch_args_valid(const union ff_args *args, size_t usize)
+{
+	u64 mask = args->watch.mask;
+
+	return mask && !(mask & ~(u64)FLAGSFIRST_EVENT_ALL);
+}
+
+static long ff_watch(union ff_args *args, void __user *uarg, size_t usize)
+{
+	return ff_watch_create(args->watch.mask, args->watch.flags);
+}
+
 static const union ff_args ff_set_fields = {
 	.set = {
 		.name = ~0ULL,
@@ -234,6 +247,12 @@ static const union ff_args ff_rename_fields = {
 	.rename = {
 		.oldname = ~0ULL,
 		.newname = ~0ULL,
+	},
+};
+
+static const union ff_args ff_watch_fields = {
+	.watch = {
+		.mask = ~0ULL,
 	},
 };
 
@@ -269,6 +288,14 @@ static const struct ff_op ff_ops[] = {
 		.args_valid = ff_rename_args_valid,
 		.handler = ff_rename,
 	},
+	[_IOC_NR(FLAGSFIRST_IOC_WATCH)] = {
+		.size_ver0 = FLAGSFIRST_WATCH_SIZE_VER0,
+		.ksize = sizeof(struct flagsfirst_watch),
+		.flags = FLAGSFIRST_WATCH_FLAGS,
+		.fields = &ff_watch_fields,
+		.args_valid = ff_watch_args_valid,
+		.handler = ff_watch,
+	},
 };
 
 static void ff_assert_layouts(void)
@@ -281,12 +308,17 @@ static void ff_assert_layouts(void)
 		     FLAGSFIRST_DELETE_SIZE_VER0);
 	BUILD_BUG_ON(offsetofend(struct flagsfirst_rename, newname) !=
 		     FLAGSFIRST_RENAME_SIZE_VER0);
+	BUILD_BUG_ON(offsetofend(struct flagsfirst_watch, mask) !=
+		     FLAGSFIRST_WATCH_SIZE_VER0);
+	BUILD_BUG_ON(offsetofend(struct flagsfirst_event, newname_len) !=
+		     FLAGSFIRST_EVENT_HDR_SIZE_VER0);
 	BUILD_BUG_ON(sizeof(struct flagsfirst_rename_legacy) != 16);
 	/* The dispatcher reads flags at offset 0 of every struct. */
 	BUILD_BUG_ON(offsetof(struct flagsfirst_set, flags) != 0);
 	BUILD_BUG_ON(offsetof(struct flagsfirst_get, flags) != 0);
 	BUILD_BUG_ON(offsetof(struct flagsfirst_delete, flags) != 0);
 	BUILD_BUG_ON(offsetof(struct flagsfirst_rename, flags) != 0);
+	BUILD_BUG_ON(offsetof(struct flagsfirst_watch, flags) != 0);
 	/* Same layout on 32- and 64-bit: compat_ptr_ioctl() is enough. */
 	BUILD_BUG_ON(sizeof(union ff_args) % sizeof(__u64));
 }

@@ -22,6 +22,11 @@ module_param_named(max_entries_per_uid, ff_max_entries_per_uid, uint, 0644);
 MODULE_PARM_DESC(max_entries_per_uid,
 		 "Entries one uid may own; more fail with EDQUOT unless CAP_SYS_RESOURCE");
 
+unsigned int ff_max_queued_events = 1024;
+module_param_named(max_queued_events, ff_max_queued_events, uint, 0644);
+MODULE_PARM_DESC(max_queued_events,
+		 "Records a watch fd queues at most; then one OVERFLOW record");
+
 static const struct file_operations ff_fops = {
 	.owner = THIS_MODULE,
 	.unlocked_ioctl = ff_ioctl,

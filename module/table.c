@@ -24,7 +24,8 @@ struct ff_quota {
 
 /*
  * Readers (GET) take no lock: they look an entry up under RCU and take a
- * reference.  Writers serialise on @lock.  A change that touches one entry
+ * reference.  Writers serialise on @lock, and tell the watchers under it,
+ * so events are queued in the order the changes took effect.  A change that touches one entry
  * is a single pointer swap; one that touches several (RENAME, EXCHANGE,
  * DELETE_ALL) is also wrapped in @seqc, so that a reader never sees half of
  * it: it retries its lookup instead.
@@ -38,6 +39,7 @@ struct ff_table {
 	unsigned int nr_entries;	/* lock */
 	size_t nr_bytes;		/* lock: names and values */
 	DECLARE_HASHTABLE(quotas, 6);	/* lock: struct ff_quota by uid */
+	struct list_head watches;	/* lock: watchers (watch.c) */
 };
 
 static struct ff_table ff_table;
@@ -262,6 +264,8 @@ static int ff_insert_locked(struct ff_entry *new)
 	ff_table.nr_entries++;
 	ff_table.nr_bytes += ff_entry_bytes(new);
 	ff_table.seq++;
+	ff_notify(&ff_table.watches, FLAGSFIRST_EVENT_SET, new->seq,
+		  new->name, new->name_len, NULL, 0);
 	return 0;
 }
 
@@ -305,6 +309,8 @@ int ff_table_set(struct ff_entry *new, u64 flags)
 	new->seq = ++ff_table.seq;
 	ff_replace_locked(old, new);
 	ff_account_replace(old, new);
+	ff_notify(&ff_table.watches, FLAGSFIRST_EVENT_SET, new->seq,
+		  new->name, new->name_len, NULL, 0);
 	mutex_unlock(&ff_table.lock);
 	ff_entry_put(old);
 	return 0;
@@ -329,6 +335,9 @@ int ff_table_delete(const char *name, u32 name_len)
 		goto out_unlock;
 	rhashtable_remove_fast(&ff_table.ht, &old->node, ff_ht_params);
 	ff_account_remove(old);
+	/* A deletion takes a seq too, to order it among the changes. */
+	ff_notify(&ff_table.watches, FLAGSFIRST_EVENT_DELETE, ++ff_table.seq,
+		  old->name, old->name_len, NULL, 0);
 	mutex_unlock(&ff_table.lock);
 	ff_entry_put(old);
 	return 0;
@@ -362,6 +371,10 @@ long ff_table_delete_all(void)
 		count++;
 	}
 	write_seqcount_end(&ff_table.seqc);
+	/* Outside the seqcount section: queueing allocates. */
+	list_for_each_entry_reverse(e, &doomed, list)
+		ff_notify(&ff_table.watches, FLAGSFIRST_EVENT_DELETE,
+			  ++ff_table.seq, e->name, e->name_len, NULL, 0);
 	mutex_unlock(&ff_table.lock);
 
 	list_for_each_entry_safe(e, tmp, &doomed, list)
@@ -369,7 +382,7 @@ long ff_table_delete_all(void)
 	return count;
 }
 
-/* Swaps the contents of two entries; each keeps its name and gets a new seq. */
+/* Swaps the contents of two entries; each keeps its name, both get one new seq. */
 static int ff_exchange_locked(struct ff_entry *a, struct ff_entry *b)
 {
 	struct ff_entry *na, *nb;
@@ -384,13 +397,15 @@ static int ff_exchange_locked(struct ff_entry *a, struct ff_entry *b)
 	}
 	/* Names stay, values and owners trade places: no count changes. */
 	na->seq = ++ff_table.seq;
-	nb->seq = ++ff_table.seq;
+	nb->seq = na->seq;
 	write_seqcount_begin(&ff_table.seqc);
 	ff_replace_locked(a, na);
 	ff_replace_locked(b, nb);
 	write_seqcount_end(&ff_table.seqc);
 	list_replace(&a->list, &na->list);
 	list_replace(&b->list, &nb->list);
+	ff_notify(&ff_table.watches, FLAGSFIRST_EVENT_EXCHANGE, na->seq,
+		  a->name, a->name_len, b->name, b->name_len);
 	return 0;
 }
 
@@ -427,6 +442,8 @@ static int ff_move_locked(struct ff_entry *old, struct ff_entry *target,
 	ff_account_replace(old, new);
 	if (target)
 		ff_account_remove(target);
+	ff_notify(&ff_table.watches, FLAGSFIRST_EVENT_RENAME, new->seq,
+		  old->name, old->name_len, new->name, new->name_len);
 	return 0;
 }
 
@@ -472,11 +489,26 @@ out_unlock:
 	return err;
 }
 
+void ff_table_watch(struct list_head *watch)
+{
+	mutex_lock(&ff_table.lock);
+	list_add_tail(watch, &ff_table.watches);
+	mutex_unlock(&ff_table.lock);
+}
+
+void ff_table_unwatch(struct list_head *watch)
+{
+	mutex_lock(&ff_table.lock);
+	list_del(watch);
+	mutex_unlock(&ff_table.lock);
+}
+
 int ff_table_init(void)
 {
 	mutex_init(&ff_table.lock);
 	seqcount_mutex_init(&ff_table.seqc, &ff_table.lock);
 	INIT_LIST_HEAD(&ff_table.entries);
+	INIT_LIST_HEAD(&ff_table.watches);
 	hash_init(ff_table.quotas);
 	return rhashtable_init(&ff_table.ht, &ff_ht_params);
 }

@@ -14,8 +14,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -232,6 +240,8 @@ FIXTURE_VARIANT(op) {
 	void (*fill)(int fd, struct names *n, void *buf, uint64_t flags);
 	/* Whether the call's effect is visible in the table. */
 	bool (*happened)(int fd, struct names *n);
+	bool changes_table;		/* a successful call changes it */
+	bool returns_fd;		/* a successful call returns an fd */
 	/* What a call with just this known bit returns, as root and not
 	 * (1 stands for any positive count). */
 	struct { uint64_t bit; int root, user; } known[4];
@@ -265,7 +275,7 @@ static void fill_get(int fd, struct names *n, void *buf, uint64_t flags)
 	memcpy(buf, &g, sizeof(g));
 }
 
-static bool happened_get(int fd, struct names *n)
+static bool happened_never(int fd, struct names *n)
 {
 	(void)fd;
 	(void)n;
@@ -315,6 +325,7 @@ FIXTURE_VARIANT_ADD(op, set) {
 	.reserved = { { 28, 4 } },
 	.fill = fill_set,
 	.happened = happened_set,
+	.changes_table = true,
 	.known = {
 		{ FLAGSFIRST_SET_NOREPLACE, 0, 0 },
 		{ FLAGSFIRST_SET_REPLACE, -ENOENT, -ENOENT },
@@ -330,7 +341,7 @@ FIXTURE_VARIANT_ADD(op, get) {
 	.fields = { { 8, 8 }, { 16, 8 }, { 24, 4 }, { 28, 4 }, { 32, 8 }, { 40, 4 } },
 	.reserved = { { 44, 4 } },
 	.fill = fill_get,
-	.happened = happened_get,
+	.happened = happened_never,
 };
 
 FIXTURE_VARIANT_ADD(op, delete) {
@@ -341,6 +352,7 @@ FIXTURE_VARIANT_ADD(op, delete) {
 	.fields = { { 8, 8 } },
 	.fill = fill_delete,
 	.happened = happened_delete,
+	.changes_table = true,
 	.known = { { FLAGSFIRST_DELETE_ALL, 1, 1 } },
 };
 
@@ -353,9 +365,36 @@ FIXTURE_VARIANT_ADD(op, rename) {
 	.fields = { { 8, 8 }, { 16, 8 } },
 	.fill = fill_rename,
 	.happened = happened_rename,
+	.changes_table = true,
 	.known = {
 		{ FLAGSFIRST_RENAME_NOREPLACE, 0, 0 },
 		{ FLAGSFIRST_RENAME_EXCHANGE, -ENOENT, -ENOENT },
+	},
+};
+
+static void fill_watch(int fd, struct names *n, void *buf, uint64_t flags)
+{
+	struct flagsfirst_watch w = {
+		.flags = flags, .mask = FLAGSFIRST_EVENT_SET,
+	};
+
+	(void)fd;
+	(void)n;
+	memcpy(buf, &w, sizeof(w));
+}
+
+FIXTURE_VARIANT_ADD(op, watch) {
+	.nr = _IOC_NR(FLAGSFIRST_IOC_WATCH),
+	.ver0 = FLAGSFIRST_WATCH_SIZE_VER0,
+	.size = sizeof(struct flagsfirst_watch),
+	.flags = FLAGSFIRST_WATCH_FLAGS,
+	.fields = { { 8, 8 } },
+	.fill = fill_watch,
+	.happened = happened_never,
+	.returns_fd = true,
+	.known = {
+		{ FLAGSFIRST_WATCH_CLOEXEC, 0, 0 },
+		{ FLAGSFIRST_WATCH_NONBLOCK, 0, 0 },
 	},
 };
 
@@ -379,6 +418,7 @@ static int call_sized(int fd, const FIXTURE_VARIANT(op) *v, struct names *n,
 		      size_t shift)
 {
 	unsigned char full[PAGE + 8] = { 0 }, *buf;
+	int ret;
 
 	v->fill(fd, n, full, flags);
 	if (usize > v->size)
@@ -387,7 +427,13 @@ static int call_sized(int fd, const FIXTURE_VARIANT(op) *v, struct names *n,
 	if (!buf)
 		return -ENOMEM;
 	memcpy(buf, full, usize - shift);
-	return ff(fd, ff_cmd(v->nr, usize), buf);
+	ret = ff(fd, ff_cmd(v->nr, usize), buf);
+	/* A new fd is success; CHECK_FIELDS returns 0, not an fd. */
+	if (v->returns_fd && ret > 0) {
+		close(ret);
+		ret = 0;
+	}
+	return ret;
 }
 
 #define SIZE_CASE(test, usize, tail, expected, effect)				\
@@ -400,16 +446,14 @@ TEST_F(op, test)								\
 
 SIZE_CASE(struct_one_byte_smaller_than_ver0_fails_with_EINVAL,
 	  variant->ver0 - 1, 0, -EINVAL, false)
-SIZE_CASE(ver0_struct_succeeds, variant->ver0, 0, 0,
-	  variant->happened != happened_get)
-SIZE_CASE(current_struct_succeeds, variant->size, 0, 0,
-	  variant->happened != happened_get)
+SIZE_CASE(ver0_struct_succeeds, variant->ver0, 0, 0, variant->changes_table)
+SIZE_CASE(current_struct_succeeds, variant->size, 0, 0, variant->changes_table)
 SIZE_CASE(bigger_struct_with_zero_tail_succeeds, variant->size + 8, 0, 0,
-	  variant->happened != happened_get)
+	  variant->changes_table)
 SIZE_CASE(bigger_struct_with_non_zero_tail_fails_with_E2BIG,
 	  variant->size + 8, 1, -E2BIG, false)
 SIZE_CASE(page_size_struct_with_zero_tail_succeeds, PAGE, 0, 0,
-	  variant->happened != happened_get)
+	  variant->changes_table)
 SIZE_CASE(page_size_struct_with_non_zero_tail_fails_with_E2BIG,
 	  PAGE, 0x80, -E2BIG, false)
 SIZE_CASE(struct_one_byte_over_page_size_fails_with_E2BIG,
@@ -571,7 +615,7 @@ TEST(unknown_numbers_and_foreign_types_fail_with_ENOTTY)
 {
 	/* RENAME_LEGACY (0x04) is _IOW with 16 bytes and nothing else. */
 	static const struct { const char *what; unsigned long cmd; } cases[] = {
-		{ "number 0x05", _IOC(_IOC_READ | _IOC_WRITE, 'Y', 0x05, 16) },
+		{ "number 0x06", _IOC(_IOC_READ | _IOC_WRITE, 'Y', 0x06, 16) },
 		{ "number 0x1f", _IOC(_IOC_READ | _IOC_WRITE, 'Y', 0x1f, 16) },
 		{ "number 0xff", _IOC(_IOC_READ | _IOC_WRITE, 'Y', 0xff, 16) },
 		{ "type 'Z' with SET's number", _IOC(_IOC_READ | _IOC_WRITE, 'Z', 0x00, 32) },
@@ -1279,4 +1323,555 @@ TEST_F(limits, entries_over_the_per_uid_limit_fail_with_EDQUOT_except_cap_sys_re
 		EXPECT_EQ(0, set(self->fd, fresh(name, "exempt"), "v", 0));
 }
 
-TEST_HARNESS_MAIN
+/* WATCH: an fd-returning op with its own CLOEXEC and NONBLOCK */
+
+#define WATCH_FD_LINK	"anon_inode:[flagsfirst-watch]"
+
+static int watch(int fd, uint64_t mask, uint64_t flags)
+{
+	struct flagsfirst_watch w = { .flags = flags, .mask = mask };
+
+	return ff(fd, FLAGSFIRST_IOC_WATCH, &w);
+}
+
+TEST(watch_masks_with_an_unknown_bit_or_no_bit_fail_with_EINVAL)
+{
+	int fd = open_dev(), bit, wfd;
+
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-EINVAL, watch(fd, 0, 0)) TH_LOG("an empty mask");
+	for (bit = 0; bit < 64; bit++) {
+		uint64_t m = 1ULL << bit;
+
+		wfd = watch(fd, m, 0);
+		if (m & FLAGSFIRST_EVENT_ALL) {
+			EXPECT_LE(0, wfd) TH_LOG("mask bit %d", bit);
+			close(wfd);
+		} else {
+			EXPECT_EQ(-EINVAL, wfd) TH_LOG("mask bit %d", bit);
+		}
+	}
+	close(fd);
+}
+
+TEST(watch_flags_read_back_with_fcntl)
+{
+	int fd = open_dev(), i, wfd;
+
+	ASSERT_LE(0, fd);
+	for (i = 0; i < 4; i++) {
+		uint64_t flags = (i & 1 ? FLAGSFIRST_WATCH_CLOEXEC : 0) |
+				 (i & 2 ? FLAGSFIRST_WATCH_NONBLOCK : 0);
+
+		wfd = watch(fd, FLAGSFIRST_EVENT_ALL, flags);
+		ASSERT_LE(0, wfd);
+		EXPECT_EQ(i & 1 ? FD_CLOEXEC : 0, fcntl(wfd, F_GETFD) & FD_CLOEXEC)
+			TH_LOG("flags 0x%llx", (unsigned long long)flags);
+		EXPECT_EQ(i & 2 ? O_NONBLOCK : 0, fcntl(wfd, F_GETFL) & O_NONBLOCK)
+			TH_LOG("flags 0x%llx", (unsigned long long)flags);
+		close(wfd);
+	}
+	close(fd);
+}
+
+TEST(watch_without_a_free_descriptor_fails_with_EMFILE)
+{
+	struct rlimit rl;
+	int fd = open_dev();
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, getrlimit(RLIMIT_NOFILE, &rl));
+	rl.rlim_cur = fd + 1;	/* fd is the highest one open */
+	ASSERT_EQ(0, setrlimit(RLIMIT_NOFILE, &rl));
+	EXPECT_EQ(-EMFILE, watch(fd, FLAGSFIRST_EVENT_ALL, 0));
+	close(fd);
+}
+
+/* One parsed record. */
+struct rec {
+	uint16_t type;
+	uint64_t seq;
+	char name[FLAGSFIRST_NAME_MAX + 1];
+	char newname[FLAGSFIRST_NAME_MAX + 1];
+};
+
+/*
+ * Parses what read() returned, stepping by size and finding the names at
+ * hdr_size, and checks every byte a record covers.  Returns the number of
+ * records, or -1 on a malformed one.
+ */
+static int parse(const unsigned char *buf, ssize_t len, struct rec *out, int max)
+{
+	struct flagsfirst_event ev;
+	ssize_t off = 0;
+	int n = 0;
+
+	while (off < len) {
+		const char *names;
+		size_t used;
+
+		if (n == max || len - off < FLAGSFIRST_EVENT_HDR_SIZE_VER0)
+			return -1;
+		memcpy(&ev, buf + off, sizeof(ev));
+		if (ev.size % 8 || ev.size > len - off || ev.hdr_size < sizeof(ev))
+			return -1;
+		names = (const char *)buf + off + ev.hdr_size;
+		used = ev.hdr_size + ev.name_len + 1 +
+		       (ev.newname_len ? ev.newname_len + 1 : 0);
+		if (used > ev.size || names[ev.name_len] != '\0' ||
+		    ev.name_len > FLAGSFIRST_NAME_MAX ||
+		    ev.newname_len > FLAGSFIRST_NAME_MAX)
+			return -1;
+		for (; used < ev.size; used++)
+			if (buf[off + used] != 0)
+				return -1;	/* padding must be zero */
+		out[n].type = ev.type;
+		out[n].seq = ev.seq;
+		memcpy(out[n].name, names, ev.name_len + 1);
+		out[n].newname[0] = '\0';
+		if (ev.newname_len) {
+			if (names[ev.name_len + 1 + ev.newname_len] != '\0')
+				return -1;
+			memcpy(out[n].newname, names + ev.name_len + 1,
+			       ev.newname_len + 1);
+		}
+		off += ev.size;
+		n++;
+	}
+	return n;
+}
+
+FIXTURE(events) {
+	int fd, wfd;
+	unsigned char buf[64 * 1024];
+	struct rec recs[64];
+};
+
+FIXTURE_SETUP(events)
+{
+	self->fd = open_dev();
+	ASSERT_LE(0, self->fd);
+	self->wfd = watch(self->fd, FLAGSFIRST_EVENT_ALL,
+			  FLAGSFIRST_WATCH_CLOEXEC | FLAGSFIRST_WATCH_NONBLOCK);
+	ASSERT_LE(0, self->wfd);
+}
+
+FIXTURE_TEARDOWN(events)
+{
+	close(self->wfd);
+	close(self->fd);
+}
+
+/* Reads everything queued: the number of records, or -errno. */
+static int drain(int wfd, unsigned char *buf, size_t len, struct rec *recs, int max)
+{
+	ssize_t got;
+
+	memset(buf, POISON, len);
+	got = read(wfd, buf, len);
+	if (got < 0)
+		return -errno;
+	/* Nothing past what read() returned was touched. */
+	if (got < (ssize_t)len && buf[got] != POISON)
+		return -EIO;
+	return parse(buf, got, recs, max);
+}
+
+#define EXPECT_REC(r, t, n, nn) do {						\
+	EXPECT_EQ(t, (r).type);							\
+	EXPECT_STREQ(n, (r).name);						\
+	EXPECT_STREQ(nn, (r).newname);						\
+} while (0)
+
+TEST_F(events, every_mutating_op_queues_exactly_its_record_in_order)
+{
+	char a[64], b[64], c[64];
+	struct rec *r = self->recs;
+	int i;
+
+	fresh(a, "ev");
+	fresh(b, "ev");
+	fresh(c, "ev");
+	ASSERT_EQ(0, set(self->fd, a, "1", 0));
+	ASSERT_EQ(0, set(self->fd, a, "2", 0));
+	ASSERT_EQ(0, ren(self->fd, a, b, 0));
+	ASSERT_EQ(0, set(self->fd, a, "3", 0));
+	ASSERT_EQ(0, ren(self->fd, a, b, FLAGSFIRST_RENAME_EXCHANGE));
+	ASSERT_EQ(0, ren_legacy(self->fd, b, c));
+	ASSERT_EQ(0, del(self->fd, c, 0));
+
+	ASSERT_EQ(7, drain(self->wfd, self->buf, sizeof(self->buf), r, 64));
+	EXPECT_REC(r[0], FLAGSFIRST_EVENT_SET, a, "");
+	EXPECT_REC(r[1], FLAGSFIRST_EVENT_SET, a, "");
+	EXPECT_REC(r[2], FLAGSFIRST_EVENT_RENAME, a, b);
+	EXPECT_REC(r[3], FLAGSFIRST_EVENT_SET, a, "");
+	EXPECT_REC(r[4], FLAGSFIRST_EVENT_EXCHANGE, a, b);
+	EXPECT_REC(r[5], FLAGSFIRST_EVENT_RENAME, b, c);
+	EXPECT_REC(r[6], FLAGSFIRST_EVENT_DELETE, c, "");
+	for (i = 1; i < 7; i++)
+		EXPECT_LT(r[i - 1].seq, r[i].seq) TH_LOG("record %d", i);
+	EXPECT_EQ(r[4].seq, seq_of(self->fd, a)) TH_LOG("EXCHANGE's seq is the entries'");
+	EXPECT_EQ(-EAGAIN, drain(self->wfd, self->buf, sizeof(self->buf), r, 64));
+}
+
+TEST_F(events, delete_all_queues_one_delete_per_entry)
+{
+	char a[64], b[64];
+	struct rec *r = self->recs;
+	int n, i, seen = 0;
+
+	del(self->fd, "", FLAGSFIRST_DELETE_ALL);
+	drain(self->wfd, self->buf, sizeof(self->buf), r, 64);
+	ASSERT_EQ(0, set(self->fd, fresh(a, "all"), "v", 0));
+	ASSERT_EQ(0, set(self->fd, fresh(b, "all"), "v", 0));
+	ASSERT_EQ(2, drain(self->wfd, self->buf, sizeof(self->buf), r, 64));
+	ASSERT_EQ(2, del(self->fd, "", FLAGSFIRST_DELETE_ALL));
+	n = drain(self->wfd, self->buf, sizeof(self->buf), r, 64);
+	ASSERT_EQ(2, n);
+	for (i = 0; i < n; i++) {
+		EXPECT_EQ(FLAGSFIRST_EVENT_DELETE, r[i].type);
+		seen |= !strcmp(r[i].name, a) ? 1 : !strcmp(r[i].name, b) ? 2 : 4;
+	}
+	EXPECT_EQ(3, seen);
+	EXPECT_LT(r[0].seq, r[1].seq);
+}
+
+TEST_F(events, failed_ops_queue_nothing)
+{
+	char a[64], b[64];
+	struct rec *r = self->recs;
+
+	ASSERT_EQ(0, set(self->fd, fresh(a, "f"), "v", 0));
+	ASSERT_EQ(0, set(self->fd, fresh(b, "f"), "v", 0));
+	ASSERT_EQ(2, drain(self->wfd, self->buf, sizeof(self->buf), r, 64));
+
+	EXPECT_EQ(-EEXIST, set(self->fd, a, "v", FLAGSFIRST_SET_NOREPLACE));
+	EXPECT_EQ(-ENOENT, set(self->fd, "missing", "v", FLAGSFIRST_SET_REPLACE));
+	EXPECT_EQ(-EINVAL, set(self->fd, a, "v", 1ULL << 40));
+	EXPECT_EQ(-EEXIST, ren(self->fd, a, b, FLAGSFIRST_RENAME_NOREPLACE));
+	EXPECT_EQ(-ENOENT, ren(self->fd, "missing", b, 0));
+	EXPECT_EQ(-ENOENT, del(self->fd, "missing", 0));
+	EXPECT_EQ(-EINVAL, del(self->fd, a, FLAGSFIRST_DELETE_ALL));
+	EXPECT_EQ(0, ren(self->fd, a, a, 0)) TH_LOG("no change, no record");
+	EXPECT_EQ(-EAGAIN, drain(self->wfd, self->buf, sizeof(self->buf), r, 64));
+}
+
+TEST_F(events, a_mask_selects_the_records)
+{
+	char a[64];
+	struct rec *r = self->recs;
+	int wfd;
+
+	wfd = watch(self->fd, FLAGSFIRST_EVENT_DELETE, FLAGSFIRST_WATCH_NONBLOCK);
+	ASSERT_LE(0, wfd);
+	ASSERT_EQ(0, set(self->fd, fresh(a, "m"), "v", 0));
+	ASSERT_EQ(0, del(self->fd, a, 0));
+	ASSERT_EQ(1, drain(wfd, self->buf, sizeof(self->buf), r, 64));
+	EXPECT_REC(r[0], FLAGSFIRST_EVENT_DELETE, a, "");
+	close(wfd);
+}
+
+TEST_F(events, a_buffer_too_small_for_the_next_record_fails_with_EINVAL)
+{
+	char a[64];
+	unsigned char small[FLAGSFIRST_EVENT_HDR_SIZE_VER0 + 8];
+	struct rec *r = self->recs;
+	ssize_t one;
+
+	ASSERT_EQ(0, set(self->fd, fresh(a, "a-name-long-enough-to-need-more-room"), "v", 0));
+	ASSERT_EQ(0, set(self->fd, a, "w", 0));
+	EXPECT_EQ(-1, read(self->wfd, small, sizeof(small)));
+	EXPECT_EQ(EINVAL, errno);
+	/* Room for one and a half records returns exactly one. */
+	one = read(self->wfd, self->buf, 1);
+	EXPECT_EQ(-1, one);
+	memset(self->buf, POISON, sizeof(self->buf));
+	one = read(self->wfd, self->buf, 24 + 40 + 24);
+	ASSERT_LT(0, one);
+	EXPECT_EQ(1, parse(self->buf, one, r, 64));
+	EXPECT_EQ(POISON, self->buf[one]);
+	EXPECT_EQ(1, drain(self->wfd, self->buf, sizeof(self->buf), r, 64))
+		TH_LOG("the second record was kept");
+}
+
+TEST_F(events, a_full_queue_keeps_the_oldest_and_queues_one_overflow)
+{
+	char param[32], a[64];
+	struct rec *r;
+	unsigned int max, i;
+	uint64_t first_dropped = 0;
+	unsigned char *buf;
+	ssize_t got;
+	int n;
+
+	read_param("max_queued_events", param, sizeof(param));
+	max = atoi(param);
+	ASSERT_LT(0, max);
+	ASSERT_GE(4096, max) TH_LOG("the test reads the whole queue at once");
+	r = calloc(max + 16, sizeof(*r));
+	buf = malloc((max + 16) * 64);
+	ASSERT_NE(NULL, r);
+	ASSERT_NE(NULL, buf);
+	fresh(a, "of");
+	for (i = 0; i < max + 10; i++) {
+		ASSERT_EQ(0, set(self->fd, a, "v", 0));
+		if (i == max)
+			first_dropped = seq_of(self->fd, a);
+	}
+	got = read(self->wfd, buf, (max + 16) * 64);
+	n = parse(buf, got, r, max + 16);
+	ASSERT_EQ(max + 1, n);
+	EXPECT_EQ(FLAGSFIRST_EVENT_SET, r[max - 1].type);
+	EXPECT_EQ(FLAGSFIRST_EVENT_OVERFLOW, r[max].type);
+	EXPECT_EQ(first_dropped, r[max].seq) TH_LOG("the first change dropped");
+	EXPECT_STREQ("", r[max].name);
+	/* Read, the queue takes records again. */
+	ASSERT_EQ(0, set(self->fd, a, "v", 0));
+	EXPECT_EQ(1, drain(self->wfd, self->buf, sizeof(self->buf), self->recs, 64));
+	EXPECT_EQ(FLAGSFIRST_EVENT_SET, self->recs[0].type);
+	free(r);
+	free(buf);
+}
+
+/* A child that sets @name after @ms milliseconds. */
+static pid_t set_later(const char *name, int ms)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		int fd = open_dev();
+
+		usleep(ms * 1000);
+		_exit(fd < 0 || set(fd, name, "later", 0));
+	}
+	return pid;
+}
+
+TEST_F(events, poll_reports_readability_and_wakes_up)
+{
+	struct pollfd pfd = { .fd = self->wfd, .events = POLLIN };
+	char a[64];
+	int status;
+	pid_t pid;
+
+	EXPECT_EQ(0, poll(&pfd, 1, 0)) TH_LOG("an empty queue is not readable");
+	pid = set_later(fresh(a, "poll"), 100);
+	ASSERT_LT(0, pid);
+	EXPECT_EQ(1, poll(&pfd, 1, 20000));
+	EXPECT_EQ(POLLIN, pfd.revents & POLLIN);
+	waitpid(pid, &status, 0);
+	EXPECT_EQ(1, drain(self->wfd, self->buf, sizeof(self->buf), self->recs, 64));
+	EXPECT_EQ(0, poll(&pfd, 1, 0));
+}
+
+TEST_F(events, epoll_wakes_up_on_a_change)
+{
+	struct epoll_event ev = { .events = EPOLLIN }, out;
+	char a[64];
+	int ep, status;
+	pid_t pid;
+
+	ep = epoll_create1(EPOLL_CLOEXEC);
+	ASSERT_LE(0, ep);
+	ASSERT_EQ(0, epoll_ctl(ep, EPOLL_CTL_ADD, self->wfd, &ev));
+	EXPECT_EQ(0, epoll_wait(ep, &out, 1, 0));
+	pid = set_later(fresh(a, "epoll"), 100);
+	ASSERT_LT(0, pid);
+	EXPECT_EQ(1, epoll_wait(ep, &out, 1, 20000));
+	EXPECT_EQ(EPOLLIN, out.events & EPOLLIN);
+	waitpid(pid, &status, 0);
+	close(ep);
+}
+
+TEST_F(events, nonblocking_read_of_an_empty_queue_fails_with_EAGAIN)
+{
+	EXPECT_EQ(-1, read(self->wfd, self->buf, sizeof(self->buf)));
+	EXPECT_EQ(EAGAIN, errno);
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+static void arm(bool restart, int ms)
+{
+	struct sigaction sa = { .sa_handler = on_alarm };
+	struct itimerval it = { .it_value = { 0, ms * 1000 } };
+
+	sa.sa_flags = restart ? SA_RESTART : 0;
+	sigaction(SIGALRM, &sa, NULL);
+	setitimer(ITIMER_REAL, &it, NULL);
+}
+
+TEST_F(events, a_blocking_read_is_interrupted_by_a_signal)
+{
+	int wfd = watch(self->fd, FLAGSFIRST_EVENT_ALL, 0);
+
+	ASSERT_LE(0, wfd);
+	arm(false, 100);
+	EXPECT_EQ(-1, read(wfd, self->buf, sizeof(self->buf)));
+	EXPECT_EQ(EINTR, errno);
+	close(wfd);
+}
+
+TEST_F(events, a_blocking_read_restarts_after_an_sa_restart_signal)
+{
+	int wfd = watch(self->fd, FLAGSFIRST_EVENT_ALL, 0), status;
+	char a[64];
+	ssize_t got;
+	pid_t pid;
+
+	ASSERT_LE(0, wfd);
+	arm(true, 100);
+	pid = set_later(fresh(a, "restart"), 1000);
+	ASSERT_LT(0, pid);
+	got = read(wfd, self->buf, sizeof(self->buf));
+	EXPECT_EQ(1, parse(self->buf, got, self->recs, 64))
+		TH_LOG("the read was restarted, not failed (got %zd)", got);
+	waitpid(pid, &status, 0);
+	close(wfd);
+}
+
+TEST(a_watch_fd_pins_the_module)
+{
+	int fd = open_dev(), wfd;
+
+	ASSERT_LE(0, fd);
+	if (!is_root())
+		SKIP(return, "needs CAP_SYS_MODULE");
+	wfd = watch(fd, FLAGSFIRST_EVENT_ALL, FLAGSFIRST_WATCH_CLOEXEC);
+	ASSERT_LE(0, wfd);
+	close(fd);	/* only the watch fd holds the module now */
+	EXPECT_EQ(-1, syscall(__NR_delete_module, "flagsfirst", O_NONBLOCK));
+	EXPECT_EQ(EWOULDBLOCK, errno);
+	close(wfd);
+}
+
+/*
+ * The 2.6.27 lesson, measured.  Two threads create watch fds in a loop
+ * while the main thread forks children that exec and count the watch fds
+ * they inherited.  With FLAGSFIRST_WATCH_CLOEXEC none may leak; setting
+ * FD_CLOEXEC afterwards with fcntl() races with fork(), and the leaks are
+ * reported (not asserted: the window is narrow and timing-dependent).
+ */
+FIXTURE(race) {
+	int fd;
+	volatile bool stop;
+};
+
+FIXTURE_VARIANT(race) {
+	bool with_flag;
+};
+
+FIXTURE_VARIANT_ADD(race, watch_cloexec_flag) {
+	.with_flag = true,
+};
+
+FIXTURE_VARIANT_ADD(race, fcntl_after_watch) {
+	.with_flag = false,
+};
+
+FIXTURE_SETUP(race)
+{
+	self->fd = open_dev();
+	ASSERT_LE(0, self->fd);
+	self->stop = false;
+}
+
+FIXTURE_TEARDOWN(race)
+{
+	close(self->fd);
+}
+
+struct racer {
+	int fd;
+	bool with_flag;
+	volatile bool *stop;
+};
+
+static void *create_watches(void *arg)
+{
+	struct racer *r = arg;
+	int wfd;
+
+	while (!*r->stop) {
+		wfd = watch(r->fd, FLAGSFIRST_EVENT_SET,
+			    r->with_flag ? FLAGSFIRST_WATCH_CLOEXEC : 0);
+		if (wfd < 0)
+			continue;
+		if (!r->with_flag)
+			fcntl(wfd, F_SETFD, FD_CLOEXEC);
+		close(wfd);
+	}
+	return NULL;
+}
+
+#define RACE_CHILDREN	200
+
+TEST_F(race, children_count_inherited_watch_fds)
+{
+	struct racer r = { self->fd, variant->with_flag, &self->stop };
+	int i, status, leaked = 0, leaking_children = 0;
+	pthread_t threads[2];
+	pid_t pid;
+
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(0, pthread_create(&threads[i], NULL, create_watches, &r));
+	for (i = 0; i < RACE_CHILDREN; i++) {
+		pid = fork();
+		if (pid == 0) {
+			execl("/proc/self/exe", "flagsfirst_test", "--count-watch-fds",
+			      (char *)NULL);
+			_exit(255);
+		}
+		ASSERT_LT(0, pid);
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		ASSERT_TRUE(WIFEXITED(status));
+		ASSERT_NE(255, WEXITSTATUS(status));
+		leaked += WEXITSTATUS(status);
+		leaking_children += WEXITSTATUS(status) > 0;
+	}
+	self->stop = true;
+	for (i = 0; i < 2; i++)
+		pthread_join(threads[i], NULL);
+
+	printf("# race: %s: %d watch fds leaked into %d of %d exec'd children\n",
+	       variant->with_flag ? "FLAGSFIRST_WATCH_CLOEXEC" :
+	       "fcntl(F_SETFD, FD_CLOEXEC) after WATCH",
+	       leaked, leaking_children, RACE_CHILDREN);
+	fflush(stdout);
+	if (variant->with_flag)
+		EXPECT_EQ(0, leaked);
+}
+
+/* Run by the race's children after execve(): how many watch fds came along. */
+static int count_watch_fds(void)
+{
+	char path[300], link[64];
+	struct dirent *d;
+	int count = 0;
+	ssize_t n;
+	DIR *dir;
+
+	dir = opendir("/proc/self/fd");
+	if (!dir)
+		return 255;
+	while ((d = readdir(dir))) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%s", d->d_name);
+		n = readlink(path, link, sizeof(link) - 1);
+		if (n < 0)
+			continue;
+		link[n] = '\0';
+		count += !strcmp(link, WATCH_FD_LINK);
+	}
+	closedir(dir);
+	return count > 254 ? 254 : count;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 2 && !strcmp(argv[1], "--count-watch-fds"))
+		return count_watch_fds();
+	return test_harness_run(argc, argv);
+}

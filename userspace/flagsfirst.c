@@ -83,6 +83,26 @@ static const struct field delete_fields[] = {
 	FIELD(flagsfirst_delete, name), { NULL, 0, 0 },
 };
 
+static const struct flag_name watch_flags[] = {
+	{ FLAGSFIRST_WATCH_CLOEXEC, "CLOEXEC" },
+	{ FLAGSFIRST_WATCH_NONBLOCK, "NONBLOCK" },
+	{ FLAGSFIRST_CHECK_FIELDS, "CHECK_FIELDS" },
+	{ 0, NULL },
+};
+
+static const struct flag_name event_types[] = {
+	{ FLAGSFIRST_EVENT_SET, "set" },
+	{ FLAGSFIRST_EVENT_DELETE, "delete" },
+	{ FLAGSFIRST_EVENT_RENAME, "rename" },
+	{ FLAGSFIRST_EVENT_EXCHANGE, "exchange" },
+	{ FLAGSFIRST_EVENT_OVERFLOW, "overflow" },
+	{ 0, NULL },
+};
+
+static const struct field watch_fields[] = {
+	FIELD(flagsfirst_watch, mask), { NULL, 0, 0 },
+};
+
 static const struct field rename_fields[] = {
 	FIELD(flagsfirst_rename, oldname), FIELD(flagsfirst_rename, newname),
 	{ NULL, 0, 0 },
@@ -97,6 +117,8 @@ static const struct op ops[] = {
 	  delete_flags, delete_fields },
 	{ "rename", _IOC_NR(FLAGSFIRST_IOC_RENAME), sizeof(struct flagsfirst_rename),
 	  rename_flags, rename_fields },
+	{ "watch", _IOC_NR(FLAGSFIRST_IOC_WATCH), sizeof(struct flagsfirst_watch),
+	  watch_flags, watch_fields },
 };
 
 static const char *errno_name(int err)
@@ -114,6 +136,8 @@ static const char *errno_name(int err)
 	case EDQUOT: return "EDQUOT";
 	case ERANGE: return "ERANGE";
 	case ENOMEM: return "ENOMEM";
+	case EMFILE: return "EMFILE";
+	case ENFILE: return "ENFILE";
 	case EACCES: return "EACCES";
 	default: return "E?";
 	}
@@ -134,6 +158,8 @@ static const char *errno_reason(int err)
 	case EDQUOT: return "this uid owns max_entries_per_uid entries already";
 	case ERANGE: return "the buffer is smaller than the value";
 	case ENOMEM: return "the kernel is out of memory";
+	case EMFILE: return "this process has no file descriptor left";
+	case ENFILE: return "the system has no file left";
 	default: return strerror(err);
 	}
 }
@@ -154,10 +180,11 @@ static int usage(void)
 	      "       flagsfirst delete NAME | --all\n"
 	      "       flagsfirst rename OLD NEW [--noreplace|--exchange]\n"
 	      "       flagsfirst rename-legacy OLD NEW\n"
+	      "       flagsfirst watch [--mask set,delete,rename,exchange] [--count N]\n"
 	      "       flagsfirst probe\n"
-	      "       flagsfirst raw set|get|delete|rename --size N --flags X\n"
+	      "       flagsfirst raw set|get|delete|rename|watch --size N --flags X\n"
 	      "                  [--tail-byte B] [--reserved X] [--name S]\n"
-	      "                  [--newname S] [--value S]\n"
+	      "                  [--newname S] [--value S] [--mask X]\n"
 	      "The device is $FLAGSFIRST_DEV, or /dev/flagsfirst.\n", stderr);
 	return 2;
 }
@@ -329,6 +356,94 @@ static int cmd_rename_legacy(int fd, int argc, char **argv)
 	return 0;
 }
 
+static bool parse_mask(char *list, uint64_t *mask)
+{
+	const struct flag_name *t;
+	char *word;
+
+	*mask = 0;
+	for (word = strtok(list, ","); word; word = strtok(NULL, ",")) {
+		for (t = event_types; t->name; t++)
+			if (t->bit != FLAGSFIRST_EVENT_OVERFLOW && !strcmp(word, t->name))
+				break;
+		if (!t->name)
+			return false;
+		*mask |= t->bit;
+	}
+	return *mask != 0;
+}
+
+/* Prints one record; steps by size and finds the names at hdr_size. */
+static void print_event(const unsigned char *rec)
+{
+	struct flagsfirst_event ev;
+	const struct flag_name *t;
+	const char *type = "?", *name;
+
+	memcpy(&ev, rec, sizeof(ev));
+	for (t = event_types; t->name; t++)
+		if (t->bit == ev.type)
+			type = t->name;
+	name = (const char *)rec + ev.hdr_size;
+	printf("%-8s seq %-6" PRIu64, type, (uint64_t)ev.seq);
+	if (ev.type == FLAGSFIRST_EVENT_OVERFLOW)
+		printf(" (the queue was full: changes from this seq on were dropped)");
+	else if (ev.type == FLAGSFIRST_EVENT_RENAME)
+		printf(" %s -> %s", name, name + ev.name_len + 1);
+	else if (ev.type == FLAGSFIRST_EVENT_EXCHANGE)
+		printf(" %s <-> %s", name, name + ev.name_len + 1);
+	else
+		printf(" %s", name);
+	printf("\n");
+	fflush(stdout);
+}
+
+static int cmd_watch(int fd, int argc, char **argv)
+{
+	static unsigned char buf[64 * 1024] __attribute__((aligned(8)));
+	struct flagsfirst_watch watch = {
+		.flags = FLAGSFIRST_WATCH_CLOEXEC, .mask = FLAGSFIRST_EVENT_ALL,
+	};
+	uint64_t count = 0, seen = 0, mask;
+	ssize_t len, off;
+	int i, wfd;
+
+	for (i = 0; i + 1 < argc; i += 2) {
+		if (!strcmp(argv[i], "--mask")) {
+			if (!parse_mask(argv[i + 1], &mask))
+				return usage();
+			watch.mask = mask;
+		} else if (!strcmp(argv[i], "--count")) {
+			if (!parse_u64(argv[i + 1], &count))
+				return usage();
+		} else {
+			return usage();
+		}
+	}
+	if (i != argc)
+		return usage();
+	wfd = ioctl(fd, FLAGSFIRST_IOC_WATCH, &watch);
+	if (wfd < 0)
+		return fail("watch");
+	while (!count || seen < count) {
+		len = read(wfd, buf, sizeof(buf));
+		if (len < 0) {
+			fail("read");
+			close(wfd);
+			return 1;
+		}
+		for (off = 0; off < len && (!count || seen < count); seen++) {
+			uint32_t size;
+
+			print_event(buf + off);
+			memcpy(&size, buf + off, sizeof(size));
+			off += size;
+		}
+	}
+	close(wfd);
+	return 0;
+}
+
 static bool all_ones(const unsigned char *p, size_t n)
 {
 	while (n--)
@@ -398,6 +513,7 @@ static int cmd_raw(int fd, int argc, char **argv)
 {
 	const char *name = "raw-name", *newname = "raw-newname", *value = "raw-value";
 	uint64_t usize = 0, flags = 0, tail = 0, reserved = 0, v;
+	uint64_t mask = FLAGSFIRST_EVENT_ALL;
 	bool have_size = false;
 	const struct op *op;
 	unsigned char *map, *buf;
@@ -430,6 +546,8 @@ static int cmd_raw(int fd, int argc, char **argv)
 			tail = v;
 		else if (!strcmp(argv[i], "--reserved"))
 			reserved = v;
+		else if (!strcmp(argv[i], "--mask"))
+			mask = v;
 		else
 			return usage();
 	}
@@ -466,9 +584,14 @@ static int cmd_raw(int fd, int argc, char **argv)
 		memcpy(buf, &d, usize < sizeof(d) ? usize : sizeof(d));
 		break;
 	}
-	default: {
+	case _IOC_NR(FLAGSFIRST_IOC_RENAME): {
 		struct flagsfirst_rename r = { flags, ptr(name), ptr(newname) };
 		memcpy(buf, &r, usize < sizeof(r) ? usize : sizeof(r));
+		break;
+	}
+	default: {
+		struct flagsfirst_watch w = { flags, mask };
+		memcpy(buf, &w, usize < sizeof(w) ? usize : sizeof(w));
 		break;
 	}
 	}
@@ -485,6 +608,8 @@ static int cmd_raw(int fd, int argc, char **argv)
 		return 1;
 	}
 	printf("ok, returned %d\n", ret);
+	if (op->nr == _IOC_NR(FLAGSFIRST_IOC_WATCH) && flags != FLAGSFIRST_CHECK_FIELDS)
+		close(ret);
 	if (flags == FLAGSFIRST_CHECK_FIELDS) {
 		uint64_t kflags;
 
@@ -519,6 +644,8 @@ int main(int argc, char **argv)
 		ret = cmd_rename(fd, argc, argv);
 	else if (!strcmp(cmd, "rename-legacy"))
 		ret = cmd_rename_legacy(fd, argc, argv);
+	else if (!strcmp(cmd, "watch"))
+		ret = cmd_watch(fd, argc, argv);
 	else if (!strcmp(cmd, "probe"))
 		ret = argc ? usage() : cmd_probe(fd);
 	else if (!strcmp(cmd, "raw"))

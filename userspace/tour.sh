@@ -99,4 +99,25 @@ run flagsfirst set report "their work"
 run flagsfirst rename draft report --noreplace
 run flagsfirst get report
 
+lesson "9. An fd-creating op takes its own CLOEXEC from day one" \
+	"epoll_create1, eventfd2, inotify_init1, signalfd4, pipe2, dup3 (2.6.27) and" \
+	"accept4 (2.6.28) exist because their first versions could not set" \
+	"close-on-exec atomically.  WATCH returns an fd of change records and has" \
+	"FLAGSFIRST_WATCH_CLOEXEC and _NONBLOCK from its first release."
+printf '$ flagsfirst watch --count 4 > /tmp/events &\n'
+flagsfirst watch --count 4 >/tmp/events 2>&1 &
+watcher=$!
+sleep 1
+run flagsfirst set w1 one
+run flagsfirst rename w1 w2
+run flagsfirst set w3 three
+run flagsfirst delete w2
+wait $watcher
+printf '$ cat /tmp/events\n'
+sed 's/^/    /' /tmp/events
+printf '  Why the flag matters, measured: two threads create watch fds while the\n'
+printf '  main thread forks 200 children that exec and count inherited watch fds.\n'
+printf '$ flagsfirst_test -f race\n'
+/flagsfirst_test -f race 2>/dev/null | sed -n 's/^# race: /    /p'
+
 printf '\n=== The end ===\n  Every op: a flags field, strict bits, a sized struct, discovery.\n'

@@ -20,7 +20,7 @@
 #define FLAGSFIRST_VALUE_MAX	65536	/* bytes in a value */
 
 /*
- * Rules every extensible operation (SET, GET, DELETE, RENAME) follows, in
+ * Rules every extensible operation (SET, GET, DELETE, RENAME, WATCH) follows, in
  * this order, before anything changes:
  *
  *  1. _IOC_SIZE(cmd) is the caller's struct size (usize).  A known type and
@@ -46,6 +46,7 @@
  * GET: ENOENT, ENAMETOOLONG, ERANGE.
  * DELETE: ENOENT, ENAMETOOLONG, EPERM.
  * RENAME, RENAME_LEGACY: ENOENT, ENAMETOOLONG, EEXIST, EPERM, ENOSPC.
+ * WATCH: EMFILE, ENFILE (no file descriptor left).
  *
  * Discovery: when flags is exactly FLAGSFIRST_CHECK_FIELDS, an operation does
  * nothing but write back into the caller's struct: flags = every flag it
@@ -206,10 +207,89 @@ struct flagsfirst_rename_legacy {
 	__u64 newname;
 };
 
+/**
+ * struct flagsfirst_watch - argument of FLAGSFIRST_IOC_WATCH
+ * @flags: FLAGSFIRST_WATCH_* flags, or FLAGSFIRST_CHECK_FIELDS
+ * @mask: FLAGSFIRST_EVENT_* bits to receive; at least one, no unknown bit
+ *
+ * Returns a new file descriptor that reads the table's changes as
+ * struct flagsfirst_event records.  Like epoll_create1(), eventfd2(),
+ * pipe2() and every fd-creating call since 2.6.27, it takes its own
+ * close-on-exec flag, so that a thread that fork()s and execve()s at the
+ * wrong moment cannot leak it: setting FD_CLOEXEC afterwards with fcntl()
+ * is a race.  The fd holds a reference on the module while it is open.
+ * Errors: EINVAL (mask empty or with an unknown bit), EMFILE, ENFILE,
+ * ENOMEM.
+ *
+ * The struct is versioned by its size and only ever grows at the end; a
+ * field added later is 0 to mean "behave as before".
+ */
+struct flagsfirst_watch {
+	__u64 flags;
+	__u64 mask;
+};
+
+#define FLAGSFIRST_WATCH_SIZE_VER0	16	/* sizeof first published struct */
+
+/* WATCH flags: their own values, not O_CLOEXEC's or O_NONBLOCK's */
+#define FLAGSFIRST_WATCH_CLOEXEC	0x01ULL		/* FD_CLOEXEC on the new fd */
+#define FLAGSFIRST_WATCH_NONBLOCK	0x02ULL		/* O_NONBLOCK on the new fd */
+#define FLAGSFIRST_WATCH_FLAGS		(FLAGSFIRST_WATCH_CLOEXEC | \
+					 FLAGSFIRST_WATCH_NONBLOCK)
+
+/* Event types: bits of struct flagsfirst_watch.mask, values of .type */
+#define FLAGSFIRST_EVENT_SET		0x01	/* SET created or replaced name */
+#define FLAGSFIRST_EVENT_DELETE		0x02	/* DELETE (or DELETE_ALL) removed name */
+#define FLAGSFIRST_EVENT_RENAME		0x04	/* RENAME moved name to newname */
+#define FLAGSFIRST_EVENT_EXCHANGE	0x08	/* RENAME_EXCHANGE swapped name, newname */
+#define FLAGSFIRST_EVENT_ALL		(FLAGSFIRST_EVENT_SET | \
+					 FLAGSFIRST_EVENT_DELETE | \
+					 FLAGSFIRST_EVENT_RENAME | \
+					 FLAGSFIRST_EVENT_EXCHANGE)
+/* Never in a mask: events were dropped from a full queue after this one */
+#define FLAGSFIRST_EVENT_OVERFLOW	0x80
+
+/**
+ * struct flagsfirst_event - one record read() from a watch fd
+ * @size: bytes in the whole record, a multiple of 8; step by it
+ * @hdr_size: bytes in this header; the names start here
+ * @type: one FLAGSFIRST_EVENT_* value
+ * @seq: the change's place in the table's order (strictly increasing from
+ *	record to record); for SET and RENAME the entry's new seq, for
+ *	EXCHANGE both entries' new seq, for DELETE the seq the deletion took.
+ *	For OVERFLOW: the seq of the first change that was dropped.
+ * @name_len: bytes in the name, without its NUL (0: OVERFLOW's name is "")
+ * @newname_len: bytes in the new name for RENAME and EXCHANGE, else 0
+ *
+ * At @hdr_size: the name and a NUL, then for RENAME and EXCHANGE the new
+ * name and a NUL, then zero padding up to @size.  read() returns whole
+ * records only, as many as fit; a buffer too small for the next one fails
+ * with EINVAL.  Records come in the order the changes took effect.  A
+ * queue holds at most max_queued_events records (module parameter):
+ * further changes are dropped, keeping the oldest, and one OVERFLOW record
+ * is queued after the last kept, as inotify's IN_Q_OVERFLOW.  read() on an
+ * empty queue blocks (interruptibly) or, with O_NONBLOCK, fails EAGAIN.
+ * poll(), select() and epoll report EPOLLIN when a record is queued.
+ *
+ * Later releases may append header fields: readers must use @hdr_size and
+ * @size, never sizeof(struct flagsfirst_event).
+ */
+struct flagsfirst_event {
+	__u32 size;
+	__u16 hdr_size;
+	__u16 type;
+	__u64 seq;
+	__u32 name_len;
+	__u32 newname_len;
+};
+
+#define FLAGSFIRST_EVENT_HDR_SIZE_VER0	24	/* sizeof first published header */
+
 #define FLAGSFIRST_IOC_SET		_IOWR('Y', 0x00, struct flagsfirst_set)
 #define FLAGSFIRST_IOC_GET		_IOWR('Y', 0x01, struct flagsfirst_get)
 #define FLAGSFIRST_IOC_DELETE		_IOWR('Y', 0x02, struct flagsfirst_delete)
 #define FLAGSFIRST_IOC_RENAME		_IOWR('Y', 0x03, struct flagsfirst_rename)
 #define FLAGSFIRST_IOC_RENAME_LEGACY	_IOW('Y', 0x04, struct flagsfirst_rename_legacy)
+#define FLAGSFIRST_IOC_WATCH		_IOWR('Y', 0x05, struct flagsfirst_watch)
 
 #endif /* _UAPI_LINUX_FLAGSFIRST_H */
