@@ -11,11 +11,13 @@
 
 unsigned int ff_max_entries = 1U << 20;
 module_param_named(max_entries, ff_max_entries, uint, 0644);
-MODULE_PARM_DESC(max_entries, "Entries in the table at most; more fail with ENOSPC");
+MODULE_PARM_DESC(max_entries,
+		 "Entries in the table at most; more fail with ENOSPC");
 
 unsigned long ff_max_bytes = 64UL << 20;
 module_param_named(max_bytes, ff_max_bytes, ulong, 0644);
-MODULE_PARM_DESC(max_bytes, "Bytes of names and values at most; more fail with ENOSPC");
+MODULE_PARM_DESC(max_bytes,
+		 "Bytes of names and values at most; more fail with ENOSPC");
 
 unsigned int ff_max_entries_per_uid = 1U << 16;
 module_param_named(max_entries_per_uid, ff_max_entries_per_uid, uint, 0644);

@@ -24,11 +24,11 @@ struct ff_quota {
 
 /*
  * Readers (GET) take no lock: they look an entry up under RCU and take a
- * reference.  Writers serialise on @lock, and tell the watchers under it,
- * so events are queued in the order the changes took effect.  A change that touches one entry
- * is a single pointer swap; one that touches several (RENAME, EXCHANGE,
- * DELETE_ALL) is also wrapped in @seqc, so that a reader never sees half of
- * it: it retries its lookup instead.
+ * reference.  Writers serialise on @lock and tell the watchers under it,
+ * so events queue in the order the changes took effect.  A change that
+ * touches one entry is a single pointer swap; one that touches several
+ * (RENAME, EXCHANGE, DELETE_ALL) is also wrapped in @seqc, so that a reader
+ * never sees half of it: it retries its lookup instead.
  */
 struct ff_table {
 	struct mutex lock;		/* serialises writers */
@@ -116,7 +116,7 @@ void ff_entry_put(struct ff_entry *e)
 		kfree_rcu(e, rcu);
 }
 
-/* A new entry with @name and the contents (value, owner, attributes) of @src. */
+/* A new entry named @name with the value, owner and attributes of @src. */
 static struct ff_entry *ff_entry_move(struct ff_entry *src,
 				      const char *name, u32 name_len)
 {
@@ -382,7 +382,7 @@ long ff_table_delete_all(void)
 	return count;
 }
 
-/* Swaps the contents of two entries; each keeps its name, both get one new seq. */
+/* Swaps two entries' contents; names stay, both take one new seq. */
 static int ff_exchange_locked(struct ff_entry *a, struct ff_entry *b)
 {
 	struct ff_entry *na, *nb;

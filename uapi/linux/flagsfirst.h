@@ -20,8 +20,8 @@
 #define FLAGSFIRST_VALUE_MAX	65536	/* bytes in a value */
 
 /*
- * Rules every extensible operation (SET, GET, DELETE, RENAME, WATCH) follows, in
- * this order, before anything changes:
+ * Rules every extensible operation (SET, GET, DELETE, RENAME, WATCH)
+ * follows, in this order, before anything changes:
  *
  *  1. _IOC_SIZE(cmd) is the caller's struct size (usize).  A known type and
  *     number with another direction, or an unknown number: ENOTTY.
@@ -59,7 +59,8 @@
  * The ..._FLAGS masks below are what this header knows.  A running kernel
  * may be older or newer: ask it with CHECK_FIELDS.
  */
-#define FLAGSFIRST_CHECK_FIELDS		0x8000000000000000ULL	/* bit 63: every extensible op */
+/* Bit 63, valid on every extensible op: report, change nothing */
+#define FLAGSFIRST_CHECK_FIELDS		0x8000000000000000ULL
 
 /**
  * struct flagsfirst_set - argument of FLAGSFIRST_IOC_SET
@@ -92,7 +93,7 @@ struct flagsfirst_set {
 /* SET flags */
 #define FLAGSFIRST_SET_NOREPLACE	0x01ULL		/* fail EEXIST if the name exists */
 #define FLAGSFIRST_SET_REPLACE		0x02ULL		/* fail ENOENT if it does not */
-#define FLAGSFIRST_SET_IMMUTABLE	0x04ULL		/* frozen for good; CAP_LINUX_IMMUTABLE */
+#define FLAGSFIRST_SET_IMMUTABLE	0x04ULL		/* frozen; CAP_LINUX_IMMUTABLE */
 #define FLAGSFIRST_SET_FLAGS		(FLAGSFIRST_SET_NOREPLACE | \
 					 FLAGSFIRST_SET_REPLACE | \
 					 FLAGSFIRST_SET_IMMUTABLE)
@@ -241,7 +242,7 @@ struct flagsfirst_watch {
 #define FLAGSFIRST_EVENT_SET		0x01	/* SET created or replaced name */
 #define FLAGSFIRST_EVENT_DELETE		0x02	/* DELETE (or DELETE_ALL) removed name */
 #define FLAGSFIRST_EVENT_RENAME		0x04	/* RENAME moved name to newname */
-#define FLAGSFIRST_EVENT_EXCHANGE	0x08	/* RENAME_EXCHANGE swapped name, newname */
+#define FLAGSFIRST_EVENT_EXCHANGE	0x08	/* RENAME_EXCHANGE swapped two */
 #define FLAGSFIRST_EVENT_ALL		(FLAGSFIRST_EVENT_SET | \
 					 FLAGSFIRST_EVENT_DELETE | \
 					 FLAGSFIRST_EVENT_RENAME | \
@@ -289,7 +290,8 @@ struct flagsfirst_event {
 #define FLAGSFIRST_IOC_GET		_IOWR('Y', 0x01, struct flagsfirst_get)
 #define FLAGSFIRST_IOC_DELETE		_IOWR('Y', 0x02, struct flagsfirst_delete)
 #define FLAGSFIRST_IOC_RENAME		_IOWR('Y', 0x03, struct flagsfirst_rename)
-#define FLAGSFIRST_IOC_RENAME_LEGACY	_IOW('Y', 0x04, struct flagsfirst_rename_legacy)
+#define FLAGSFIRST_IOC_RENAME_LEGACY	\
+	_IOW('Y', 0x04, struct flagsfirst_rename_legacy)
 #define FLAGSFIRST_IOC_WATCH		_IOWR('Y', 0x05, struct flagsfirst_watch)
 
 #endif /* _UAPI_LINUX_FLAGSFIRST_H */
