@@ -46,7 +46,7 @@ struct ff_entry *ff_entry_alloc(const char *name, u32 name_len, u32 value_len);
 void ff_entry_free(struct ff_entry *e);
 void ff_entry_put(struct ff_entry *e);
 struct ff_entry *ff_table_get(const char *name, u32 name_len);
-int ff_table_set(struct ff_entry *new, u64 flags);
+int ff_table_set(struct ff_entry *new, u64 flags, u64 expect_seq);
 int ff_table_delete(const char *name, u32 name_len);
 long ff_table_delete_all(void);
 int ff_table_rename(const char *oldname, u32 oldlen,

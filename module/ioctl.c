@@ -77,10 +77,17 @@ static int ff_copy_name(char *buf, __u64 uname, bool may_be_empty)
 
 static bool ff_set_args_valid(const union ff_args *args, size_t usize)
 {
-	u64 flags = args->set.flags;
+	const struct flagsfirst_set *set = &args->set;
+	bool if_seq = set->flags & FLAGSFIRST_SET_IF_SEQ;
 
-	return !((flags & FLAGSFIRST_SET_NOREPLACE) &&
-		 (flags & FLAGSFIRST_SET_REPLACE));
+	if ((set->flags & FLAGSFIRST_SET_NOREPLACE) &&
+	    (set->flags & (FLAGSFIRST_SET_REPLACE | FLAGSFIRST_SET_IF_SEQ)))
+		return false;
+	/* The flag gates the field and the size must cover it (clone3). */
+	if (if_seq && usize < FLAGSFIRST_SET_SIZE_VER1)
+		return false;
+	/* Zero means "as before": a seq without the flag is a mistake. */
+	return if_seq || !set->expect_seq;
 }
 
 static long ff_set(union ff_args *args, void __user *uarg, size_t usize)
@@ -107,7 +114,7 @@ static long ff_set(union ff_args *args, void __user *uarg, size_t usize)
 	if ((set->flags & FLAGSFIRST_SET_IMMUTABLE) &&
 	    !capable(CAP_LINUX_IMMUTABLE))
 		goto err_free_entry;
-	err = ff_table_set(e, set->flags);
+	err = ff_table_set(e, set->flags, set->expect_seq);
 	if (err)
 		goto err_free_entry;
 	return 0;
@@ -223,6 +230,7 @@ static const union ff_args ff_set_fields = {
 		.name = ~0ULL,
 		.value = ~0ULL,
 		.value_len = ~0U,
+		.expect_seq = ~0ULL,
 	},
 };
 
@@ -302,6 +310,8 @@ static void ff_assert_layouts(void)
 {
 	BUILD_BUG_ON(offsetofend(struct flagsfirst_set, __reserved) !=
 		     FLAGSFIRST_SET_SIZE_VER0);
+	BUILD_BUG_ON(offsetofend(struct flagsfirst_set, expect_seq) !=
+		     FLAGSFIRST_SET_SIZE_VER1);
 	BUILD_BUG_ON(offsetofend(struct flagsfirst_get, __reserved) !=
 		     FLAGSFIRST_GET_SIZE_VER0);
 	BUILD_BUG_ON(offsetofend(struct flagsfirst_delete, name) !=

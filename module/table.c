@@ -271,10 +271,11 @@ static int ff_insert_locked(struct ff_entry *new)
 
 /*
  * Publishes @new (name and value filled in) under its name.  @flags were
- * validated by the caller, CAP_LINUX_IMMUTABLE included.  On success the
+ * validated by the caller, CAP_LINUX_IMMUTABLE included; with IF_SEQ the
+ * entry must exist with seq @expect_seq (a compare-and-set).  On success the
  * table owns @new; on failure the caller still does.
  */
-int ff_table_set(struct ff_entry *new, u64 flags)
+int ff_table_set(struct ff_entry *new, u64 flags, u64 expect_seq)
 {
 	struct ff_entry *old;
 	int err;
@@ -285,7 +286,10 @@ int ff_table_set(struct ff_entry *new, u64 flags)
 	if (old && (flags & FLAGSFIRST_SET_NOREPLACE))
 		goto out_unlock;
 	err = -ENOENT;
-	if (!old && (flags & FLAGSFIRST_SET_REPLACE))
+	if (!old && (flags & (FLAGSFIRST_SET_REPLACE | FLAGSFIRST_SET_IF_SEQ)))
+		goto out_unlock;
+	err = -ESTALE;
+	if ((flags & FLAGSFIRST_SET_IF_SEQ) && old->seq != expect_seq)
 		goto out_unlock;
 	if (old) {
 		err = ff_may_modify(old);

@@ -42,7 +42,7 @@
  *  8. The operation, atomic with respect to every other operation.
  *
  * Errors, all operations: ENOTTY, EINVAL, E2BIG, EFAULT, ENOMEM.
- * SET: ENOENT, ENAMETOOLONG, EEXIST, EPERM, ENOSPC, EDQUOT.
+ * SET: ENOENT, ENAMETOOLONG, EEXIST, EPERM, ENOSPC, EDQUOT, ESTALE.
  * GET: ENOENT, ENAMETOOLONG, ERANGE.
  * DELETE: ENOENT, ENAMETOOLONG, EPERM.
  * RENAME, RENAME_LEGACY: ENOENT, ENAMETOOLONG, EEXIST, EPERM, ENOSPC.
@@ -55,6 +55,9 @@
  * struct = 0.  It returns 0.  Rules 1 and 2 still apply (and EFAULT); the
  * rest of the struct is not read.  The kernel's struct size is the offset of
  * the last byte that is not zero, rounded up to 8.
+ *
+ * ABI versions: 0, the first release; 1 added SET's expect_seq and
+ * FLAGSFIRST_SET_IF_SEQ.
  *
  * The ..._FLAGS masks below are what this header knows.  A running kernel
  * may be older or newer: ask it with CHECK_FIELDS.
@@ -69,13 +72,19 @@
  * @value: pointer to the value (may be 0 when @value_len is 0)
  * @value_len: bytes in the value, 0..FLAGSFIRST_VALUE_MAX
  * @__reserved: must be 0
+ * @expect_seq: (ABI 1) with FLAGSFIRST_SET_IF_SEQ, the seq the entry must
+ *	still have; must be 0 without it, so that 0 means "as before"
  *
  * Creates or replaces the entry @name.  A new entry is owned by the caller's
  * fsuid; replacing keeps the owner and needs the caller to be the owner or
  * to have CAP_FOWNER.  Errors: EEXIST (NOREPLACE and the name exists),
- * ENOENT (REPLACE and it does not), EPERM (IMMUTABLE without
- * CAP_LINUX_IMMUTABLE; the entry is immutable; another uid's entry without
- * CAP_FOWNER), ENOSPC, EDQUOT.
+ * ENOENT (REPLACE or IF_SEQ and it does not), ESTALE (IF_SEQ and the seq
+ * differs), EPERM (IMMUTABLE without CAP_LINUX_IMMUTABLE; the entry is
+ * immutable; another uid's entry without CAP_FOWNER), ENOSPC, EDQUOT.
+ * EINVAL also for IF_SEQ with NOREPLACE, IF_SEQ in a struct smaller than
+ * FLAGSFIRST_SET_SIZE_VER1 (the flag gates the field and the size must
+ * cover it, as clone3's CLONE_INTO_CGROUP), and a non-zero @expect_seq
+ * without IF_SEQ.
  *
  * The struct is versioned by its size and only ever grows at the end; a
  * field added later is 0 to mean "behave as before".
@@ -86,17 +95,21 @@ struct flagsfirst_set {
 	__u64 value;
 	__u32 value_len;
 	__u32 __reserved;
+	__u64 expect_seq;
 };
 
 #define FLAGSFIRST_SET_SIZE_VER0	32	/* sizeof first published struct */
+#define FLAGSFIRST_SET_SIZE_VER1	40	/* add: expect_seq */
 
 /* SET flags */
 #define FLAGSFIRST_SET_NOREPLACE	0x01ULL		/* fail EEXIST if the name exists */
 #define FLAGSFIRST_SET_REPLACE		0x02ULL		/* fail ENOENT if it does not */
 #define FLAGSFIRST_SET_IMMUTABLE	0x04ULL		/* frozen; CAP_LINUX_IMMUTABLE */
+#define FLAGSFIRST_SET_IF_SEQ		0x08ULL		/* ABI 1: compare-and-set */
 #define FLAGSFIRST_SET_FLAGS		(FLAGSFIRST_SET_NOREPLACE | \
 					 FLAGSFIRST_SET_REPLACE | \
-					 FLAGSFIRST_SET_IMMUTABLE)
+					 FLAGSFIRST_SET_IMMUTABLE | \
+					 FLAGSFIRST_SET_IF_SEQ)
 
 /**
  * struct flagsfirst_get - argument of FLAGSFIRST_IOC_GET
