@@ -33,7 +33,15 @@ static inline u8 *ff_entry_value(struct ff_entry *e)
 	return (u8 *)e->name + e->name_len + 1;
 }
 
+/* ABI versions (uapi header); abi_version picks one at load */
+#define FF_ABI_LATEST	1
+/* SET's flags as ABI 0 released them, before FLAGSFIRST_SET_IF_SEQ */
+#define FF_SET_FLAGS_ABI0	(FLAGSFIRST_SET_NOREPLACE | \
+				 FLAGSFIRST_SET_REPLACE | \
+				 FLAGSFIRST_SET_IMMUTABLE)
+
 /* module parameters (main.c) */
+extern unsigned int ff_abi_version;
 extern unsigned int ff_max_entries;
 extern unsigned long ff_max_bytes;
 extern unsigned int ff_max_entries_per_uid;

@@ -22,11 +22,21 @@ union ff_args {
 	struct flagsfirst_watch watch;
 };
 
+/* What an op understands in one ABI version. */
+struct ff_op_abi {
+	size_t ksize;
+	u64 flags;
+};
+
+/* An op that has not changed since ABI 0. */
+#define FF_EVERY_ABI(size, valid) { [0 ... FF_ABI_LATEST] = { (size), (valid) } }
+
 /**
  * struct ff_op - one extensible operation, as the dispatcher sees it
  * @size_ver0: the first published size; smaller is EINVAL
- * @ksize: the size of the struct this module understands
- * @flags: the flags it accepts, CHECK_FIELDS aside
+ * @abi: per ABI version (module parameter abi_version), the size of the
+ *	struct the module understands and the flags it accepts (CHECK_FIELDS
+ *	aside)
  * @fields: the CHECK_FIELDS answer (flags aside): all ones in every field
  *	the module understands, 0 in every __reserved field.  The dispatcher
  *	also rejects a non-zero byte wherever it is 0, so the two cannot drift.
@@ -35,8 +45,7 @@ union ff_args {
  */
 struct ff_op {
 	size_t size_ver0;
-	size_t ksize;
-	u64 flags;
+	struct ff_op_abi abi[FF_ABI_LATEST + 1];
 	const union ff_args *fields;
 	bool (*args_valid)(const union ff_args *args, size_t usize);
 	long (*handler)(union ff_args *args, void __user *uarg, size_t usize);
@@ -268,38 +277,40 @@ static const union ff_args ff_watch_fields = {
 static const struct ff_op ff_ops[] = {
 	[_IOC_NR(FLAGSFIRST_IOC_SET)] = {
 		.size_ver0 = FLAGSFIRST_SET_SIZE_VER0,
-		.ksize = sizeof(struct flagsfirst_set),
-		.flags = FLAGSFIRST_SET_FLAGS,
+		.abi = {
+			[0] = { FLAGSFIRST_SET_SIZE_VER0, FF_SET_FLAGS_ABI0 },
+			[1] = { FLAGSFIRST_SET_SIZE_VER1, FLAGSFIRST_SET_FLAGS },
+		},
 		.fields = &ff_set_fields,
 		.args_valid = ff_set_args_valid,
 		.handler = ff_set,
 	},
 	[_IOC_NR(FLAGSFIRST_IOC_GET)] = {
 		.size_ver0 = FLAGSFIRST_GET_SIZE_VER0,
-		.ksize = sizeof(struct flagsfirst_get),
-		.flags = FLAGSFIRST_GET_FLAGS,
+		.abi = FF_EVERY_ABI(sizeof(struct flagsfirst_get),
+				    FLAGSFIRST_GET_FLAGS),
 		.fields = &ff_get_fields,
 		.handler = ff_get,
 	},
 	[_IOC_NR(FLAGSFIRST_IOC_DELETE)] = {
 		.size_ver0 = FLAGSFIRST_DELETE_SIZE_VER0,
-		.ksize = sizeof(struct flagsfirst_delete),
-		.flags = FLAGSFIRST_DELETE_FLAGS,
+		.abi = FF_EVERY_ABI(sizeof(struct flagsfirst_delete),
+				    FLAGSFIRST_DELETE_FLAGS),
 		.fields = &ff_delete_fields,
 		.handler = ff_delete,
 	},
 	[_IOC_NR(FLAGSFIRST_IOC_RENAME)] = {
 		.size_ver0 = FLAGSFIRST_RENAME_SIZE_VER0,
-		.ksize = sizeof(struct flagsfirst_rename),
-		.flags = FLAGSFIRST_RENAME_FLAGS,
+		.abi = FF_EVERY_ABI(sizeof(struct flagsfirst_rename),
+				    FLAGSFIRST_RENAME_FLAGS),
 		.fields = &ff_rename_fields,
 		.args_valid = ff_rename_args_valid,
 		.handler = ff_rename,
 	},
 	[_IOC_NR(FLAGSFIRST_IOC_WATCH)] = {
 		.size_ver0 = FLAGSFIRST_WATCH_SIZE_VER0,
-		.ksize = sizeof(struct flagsfirst_watch),
-		.flags = FLAGSFIRST_WATCH_FLAGS,
+		.abi = FF_EVERY_ABI(sizeof(struct flagsfirst_watch),
+				    FLAGSFIRST_WATCH_FLAGS),
 		.fields = &ff_watch_fields,
 		.args_valid = ff_watch_args_valid,
 		.handler = ff_watch,
@@ -334,24 +345,24 @@ static void ff_assert_layouts(void)
 }
 
 /* Discovery with no side effect: only the caller's struct is written. */
-static int ff_check_fields(const struct ff_op *op, void __user *uarg,
-			   size_t usize)
+static int ff_check_fields(const struct ff_op *op, const struct ff_op_abi *v,
+			   void __user *uarg, size_t usize)
 {
 	union ff_args fields = *op->fields;
 
-	fields.flags = op->flags | FLAGSFIRST_CHECK_FIELDS;
-	return ff_copy_struct_to_user(uarg, usize, &fields, op->ksize);
+	fields.flags = v->flags | FLAGSFIRST_CHECK_FIELDS;
+	return ff_copy_struct_to_user(uarg, usize, &fields, v->ksize);
 }
 
 /* A byte the module does not understand (a __reserved field) must be 0. */
-static bool ff_reserved_clear(const struct ff_op *op,
+static bool ff_reserved_clear(const struct ff_op *op, size_t ksize,
 			      const union ff_args *args)
 {
 	const u8 *known = (const u8 *)op->fields;
 	const u8 *arg = (const u8 *)args;
 	size_t i;
 
-	for (i = sizeof(args->flags); i < op->ksize; i++)
+	for (i = sizeof(args->flags); i < ksize; i++)
 		if (!known[i] && arg[i])
 			return false;
 	return true;
@@ -362,8 +373,9 @@ long ff_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	void __user *uarg = (void __user *)arg;
 	size_t usize = _IOC_SIZE(cmd);
 	unsigned int nr = _IOC_NR(cmd);
+	const struct ff_op_abi *v;
 	const struct ff_op *op;
-	union ff_args args;
+	union ff_args args = {};	/* past ksize too: fields of later ABIs */
 	__u64 flags;
 	int err;
 
@@ -380,6 +392,7 @@ long ff_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	op = &ff_ops[array_index_nospec(nr, ARRAY_SIZE(ff_ops))];
 	if (!op->handler)
 		return -ENOTTY;
+	v = &op->abi[ff_abi_version];
 
 	if (usize < op->size_ver0)
 		return -EINVAL;
@@ -389,18 +402,18 @@ long ff_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	if (copy_from_user(&flags, uarg, sizeof(flags)))
 		return -EFAULT;
 	if (flags == FLAGSFIRST_CHECK_FIELDS)
-		return ff_check_fields(op, uarg, usize);
+		return ff_check_fields(op, v, uarg, usize);
 
-	err = copy_struct_from_user(&args, op->ksize, uarg, usize);
+	err = copy_struct_from_user(&args, v->ksize, uarg, usize);
 	if (err)
 		return err;
 	/* Re-read: the caller may have changed flags since. */
 	flags = args.flags;
-	if (flags & ~op->flags)
+	if (flags & ~v->flags)
 		return -EINVAL;		/* unknown bits, or CHECK_FIELDS mixed in */
 	if (op->args_valid && !op->args_valid(&args, usize))
 		return -EINVAL;
-	if (!ff_reserved_clear(op, &args))
+	if (!ff_reserved_clear(op, v->ksize, &args))
 		return -EINVAL;
 
 	return op->handler(&args, uarg, usize);

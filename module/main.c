@@ -9,6 +9,11 @@
 
 #include "flagsfirst.h"
 
+unsigned int ff_abi_version = FF_ABI_LATEST;
+module_param_named(abi_version, ff_abi_version, uint, 0444);
+MODULE_PARM_DESC(abi_version,
+		 "Behave as this ABI release did (0 or 1, the default), read at load");
+
 unsigned int ff_max_entries = 1U << 20;
 module_param_named(max_entries, ff_max_entries, uint, 0644);
 MODULE_PARM_DESC(max_entries,
@@ -47,6 +52,11 @@ static int __init ff_init(void)
 {
 	int err;
 
+	if (ff_abi_version > FF_ABI_LATEST) {
+		pr_err("abi_version=%u: this module knows 0 to %u\n",
+		       ff_abi_version, FF_ABI_LATEST);
+		return -EINVAL;
+	}
 	err = ff_table_init();
 	if (err)
 		return err;

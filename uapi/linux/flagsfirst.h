@@ -57,7 +57,8 @@
  * the last byte that is not zero, rounded up to 8.
  *
  * ABI versions: 0, the first release; 1 added SET's expect_seq and
- * FLAGSFIRST_SET_IF_SEQ.
+ * FLAGSFIRST_SET_IF_SEQ.  The module parameter abi_version makes a module
+ * behave as an older release did, to test programs against it.
  *
  * The ..._FLAGS masks below are what this header knows.  A running kernel
  * may be older or newer: ask it with CHECK_FIELDS.
