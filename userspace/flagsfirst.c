@@ -45,6 +45,9 @@ static const struct flag_name set_flags[] = {
 	{ FLAGSFIRST_SET_NOREPLACE, "NOREPLACE" },
 	{ FLAGSFIRST_SET_REPLACE, "REPLACE" },
 	{ FLAGSFIRST_SET_IMMUTABLE, "IMMUTABLE" },
+#ifdef FLAGSFIRST_SET_IF_SEQ
+	{ FLAGSFIRST_SET_IF_SEQ, "IF_SEQ" },
+#endif
 	{ FLAGSFIRST_CHECK_FIELDS, "CHECK_FIELDS" },
 	{ 0, NULL },
 };
@@ -69,7 +72,11 @@ static const struct flag_name rename_flags[] = {
 
 static const struct field set_fields[] = {
 	FIELD(flagsfirst_set, name), FIELD(flagsfirst_set, value),
-	FIELD(flagsfirst_set, value_len), { NULL, 0, 0 },
+	FIELD(flagsfirst_set, value_len),
+#ifdef FLAGSFIRST_SET_IF_SEQ
+	FIELD(flagsfirst_set, expect_seq),
+#endif
+	{ NULL, 0, 0 },
 };
 
 static const struct field get_fields[] = {
@@ -135,6 +142,7 @@ static const char *errno_name(int err)
 	case ENOSPC: return "ENOSPC";
 	case EDQUOT: return "EDQUOT";
 	case ERANGE: return "ERANGE";
+	case ESTALE: return "ESTALE";
 	case ENOMEM: return "ENOMEM";
 	case EMFILE: return "EMFILE";
 	case ENFILE: return "ENFILE";
@@ -157,6 +165,7 @@ static const char *errno_reason(int err)
 	case ENOSPC: return "the table is full (max_entries or max_bytes)";
 	case EDQUOT: return "this uid owns max_entries_per_uid entries already";
 	case ERANGE: return "the buffer is smaller than the value";
+	case ESTALE: return "the entry changed since that seq (compare-and-set lost)";
 	case ENOMEM: return "the kernel is out of memory";
 	case EMFILE: return "this process has no file descriptor left";
 	case ENFILE: return "the system has no file left";
@@ -176,6 +185,9 @@ static int fail(const char *what)
 static int usage(void)
 {
 	fputs("usage: flagsfirst set NAME VALUE [--noreplace|--replace] [--immutable]\n"
+#ifdef FLAGSFIRST_SET_IF_SEQ
+	      "                      [--if-seq SEQ]\n"
+#endif
 	      "       flagsfirst get NAME\n"
 	      "       flagsfirst delete NAME | --all\n"
 	      "       flagsfirst rename OLD NEW [--noreplace|--exchange]\n"
@@ -185,6 +197,7 @@ static int usage(void)
 	      "       flagsfirst raw set|get|delete|rename|watch --size N --flags X\n"
 	      "                  [--tail-byte B] [--reserved X] [--name S]\n"
 	      "                  [--newname S] [--value S] [--mask X]\n"
+	      "                  [--expect-seq N]\n"
 	      "The device is $FLAGSFIRST_DEV, or /dev/flagsfirst.\n", stderr);
 	return 2;
 }
@@ -255,6 +268,39 @@ static void print_value(const unsigned char *v, size_t len)
 	putchar('"');
 }
 
+/* The kernel's struct ends at its last non-zero byte, rounded up to 8. */
+static size_t kernel_size(const unsigned char *buf, size_t len)
+{
+	while (len && !buf[len - 1])
+		len--;
+	return (len + 7) & ~(size_t)7;
+}
+
+#ifdef FLAGSFIRST_SET_IF_SEQ
+/*
+ * Asks the running kernel with CHECK_FIELDS whether SET knows IF_SEQ, and
+ * says so plainly if it does not: the honest version of glibc papering
+ * over a missing kernel feature.
+ */
+static bool kernel_has_if_seq(int fd)
+{
+	unsigned char buf[256] = { 0 };
+	uint64_t flags = FLAGSFIRST_CHECK_FIELDS;
+
+	memcpy(buf, &flags, sizeof(flags));
+	if (ioctl(fd, _IOC(_IOC_READ | _IOC_WRITE, 'Y',
+			   _IOC_NR(FLAGSFIRST_IOC_SET), sizeof(buf)), buf))
+		return false;
+	memcpy(&flags, buf, sizeof(flags));
+	if (flags & FLAGSFIRST_SET_IF_SEQ)
+		return true;
+	fprintf(stderr, "flagsfirst: set --if-seq: not supported by the running "
+		"kernel (its SET accepts %s, struct size %zu)\n",
+		flags_str(set_flags, flags), kernel_size(buf, sizeof(buf)));
+	return false;
+}
+#endif
+
 static int cmd_set(int fd, int argc, char **argv)
 {
 	struct flagsfirst_set set = { 0 };
@@ -263,6 +309,17 @@ static int cmd_set(int fd, int argc, char **argv)
 	if (argc < 2)
 		return usage();
 	for (i = 2; i < argc; i++) {
+#ifdef FLAGSFIRST_SET_IF_SEQ
+		uint64_t seq;
+
+		if (!strcmp(argv[i], "--if-seq") && i + 1 < argc &&
+		    parse_u64(argv[i + 1], &seq)) {
+			set.flags |= FLAGSFIRST_SET_IF_SEQ;
+			set.expect_seq = seq;
+			i++;
+			continue;
+		}
+#endif
 		if (!strcmp(argv[i], "--noreplace"))
 			set.flags |= FLAGSFIRST_SET_NOREPLACE;
 		else if (!strcmp(argv[i], "--replace"))
@@ -275,6 +332,10 @@ static int cmd_set(int fd, int argc, char **argv)
 	set.name = ptr(argv[0]);
 	set.value = ptr(argv[1]);
 	set.value_len = strlen(argv[1]);
+#ifdef FLAGSFIRST_SET_IF_SEQ
+	if ((set.flags & FLAGSFIRST_SET_IF_SEQ) && !kernel_has_if_seq(fd))
+		return 1;
+#endif
 	if (ioctl(fd, FLAGSFIRST_IOC_SET, &set))
 		return fail("set");
 	return 0;
@@ -452,14 +513,6 @@ static bool all_ones(const unsigned char *p, size_t n)
 	return true;
 }
 
-/* The kernel's struct ends at its last non-zero byte, rounded up to 8. */
-static size_t kernel_size(const unsigned char *buf, size_t len)
-{
-	while (len && !buf[len - 1])
-		len--;
-	return (len + 7) & ~(size_t)7;
-}
-
 static int cmd_probe(int fd)
 {
 	static const size_t usize = 256;
@@ -513,7 +566,7 @@ static int cmd_raw(int fd, int argc, char **argv)
 {
 	const char *name = "raw-name", *newname = "raw-newname", *value = "raw-value";
 	uint64_t usize = 0, flags = 0, tail = 0, reserved = 0, v;
-	uint64_t mask = FLAGSFIRST_EVENT_ALL;
+	uint64_t mask = FLAGSFIRST_EVENT_ALL, expect_seq = 0;
 	bool have_size = false;
 	const struct op *op;
 	unsigned char *map, *buf;
@@ -548,6 +601,8 @@ static int cmd_raw(int fd, int argc, char **argv)
 			reserved = v;
 		else if (!strcmp(argv[i], "--mask"))
 			mask = v;
+		else if (!strcmp(argv[i], "--expect-seq"))
+			expect_seq = v;
 		else
 			return usage();
 	}
@@ -565,32 +620,44 @@ static int cmd_raw(int fd, int argc, char **argv)
 	if (usize > op->size)
 		memset(buf + op->size, (int)tail, usize - op->size);
 
+	/* Designated initializers: a struct that grows must not break them. */
 	switch (op->nr) {
 	case _IOC_NR(FLAGSFIRST_IOC_SET): {
-		struct flagsfirst_set s = { flags, ptr(name), ptr(value),
-					    (uint32_t)strlen(value), (uint32_t)reserved };
+		struct flagsfirst_set s = {
+			.flags = flags, .name = ptr(name), .value = ptr(value),
+			.value_len = strlen(value), .__reserved = reserved,
+#ifdef FLAGSFIRST_SET_IF_SEQ
+			.expect_seq = expect_seq,
+#endif
+		};
+
+		(void)expect_seq;	/* an ABI-0 build has no such field */
 		memcpy(buf, &s, usize < sizeof(s) ? usize : sizeof(s));
 		break;
 	}
 	case _IOC_NR(FLAGSFIRST_IOC_GET): {
 		static char out[FLAGSFIRST_VALUE_MAX];
-		struct flagsfirst_get g = { flags, ptr(name), ptr(out), sizeof(out),
-					    0, 0, 0, (uint32_t)reserved };
+		struct flagsfirst_get g = {
+			.flags = flags, .name = ptr(name), .value = ptr(out),
+			.value_len = sizeof(out), .__reserved = reserved,
+		};
 		memcpy(buf, &g, usize < sizeof(g) ? usize : sizeof(g));
 		break;
 	}
 	case _IOC_NR(FLAGSFIRST_IOC_DELETE): {
-		struct flagsfirst_delete d = { flags, ptr(name) };
+		struct flagsfirst_delete d = { .flags = flags, .name = ptr(name) };
 		memcpy(buf, &d, usize < sizeof(d) ? usize : sizeof(d));
 		break;
 	}
 	case _IOC_NR(FLAGSFIRST_IOC_RENAME): {
-		struct flagsfirst_rename r = { flags, ptr(name), ptr(newname) };
+		struct flagsfirst_rename r = {
+			.flags = flags, .oldname = ptr(name), .newname = ptr(newname),
+		};
 		memcpy(buf, &r, usize < sizeof(r) ? usize : sizeof(r));
 		break;
 	}
 	default: {
-		struct flagsfirst_watch w = { flags, mask };
+		struct flagsfirst_watch w = { .flags = flags, .mask = mask };
 		memcpy(buf, &w, usize < sizeof(w) ? usize : sizeof(w));
 		break;
 	}
