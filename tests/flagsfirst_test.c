@@ -36,14 +36,48 @@
 #define NOBODY		65534
 #define PARAMS		"/sys/module/flagsfirst/parameters/"
 
+/*
+ * The same source builds against the current header and against the
+ * frozen ABI-0 one (tests/abi/v0), as a program of either release would.
+ */
+#ifdef FLAGSFIRST_SET_IF_SEQ
+#define HEADER_ABI	1
+#else
+#define HEADER_ABI	0
+#endif
+
 /* Pinned in user space too: the same layout on -m32 and -m64. */
+#define PIN(type, field, offset) \
+	_Static_assert(offsetof(struct type, field) == (offset), #type "." #field)
+#if HEADER_ABI >= 1
+_Static_assert(sizeof(struct flagsfirst_set) == FLAGSFIRST_SET_SIZE_VER1, "set");
+PIN(flagsfirst_set, expect_seq, 32);
+#else
 _Static_assert(sizeof(struct flagsfirst_set) == FLAGSFIRST_SET_SIZE_VER0, "set");
+#endif
 _Static_assert(sizeof(struct flagsfirst_get) == FLAGSFIRST_GET_SIZE_VER0, "get");
 _Static_assert(sizeof(struct flagsfirst_delete) == FLAGSFIRST_DELETE_SIZE_VER0, "delete");
 _Static_assert(sizeof(struct flagsfirst_rename) == FLAGSFIRST_RENAME_SIZE_VER0, "rename");
 _Static_assert(sizeof(struct flagsfirst_rename_legacy) == 16, "rename_legacy");
-_Static_assert(offsetof(struct flagsfirst_get, seq) == 32, "get.seq");
-_Static_assert(offsetof(struct flagsfirst_set, value_len) == 24, "set.value_len");
+_Static_assert(sizeof(struct flagsfirst_watch) == FLAGSFIRST_WATCH_SIZE_VER0, "watch");
+_Static_assert(sizeof(struct flagsfirst_event) == FLAGSFIRST_EVENT_HDR_SIZE_VER0, "event");
+PIN(flagsfirst_set, name, 8);
+PIN(flagsfirst_set, value, 16);
+PIN(flagsfirst_set, value_len, 24);
+PIN(flagsfirst_set, __reserved, 28);
+PIN(flagsfirst_get, value_len, 24);
+PIN(flagsfirst_get, attrs, 28);
+PIN(flagsfirst_get, seq, 32);
+PIN(flagsfirst_get, owner_uid, 40);
+PIN(flagsfirst_get, __reserved, 44);
+PIN(flagsfirst_rename, newname, 16);
+PIN(flagsfirst_rename_legacy, newname, 8);
+PIN(flagsfirst_watch, mask, 8);
+PIN(flagsfirst_event, hdr_size, 4);
+PIN(flagsfirst_event, type, 6);
+PIN(flagsfirst_event, seq, 8);
+PIN(flagsfirst_event, name_len, 16);
+PIN(flagsfirst_event, newname_len, 20);
 
 static uint64_t ptr(const void *p)
 {
@@ -212,6 +246,15 @@ static void read_param(const char *name, char *buf, size_t len)
 	buf[n > 0 ? n : 0] = '\0';
 }
 
+/* The ABI the module behaves as (its abi_version parameter; 0 before it). */
+static int module_abi(void)
+{
+	char buf[16];
+
+	read_param("abi_version", buf, sizeof(buf));
+	return buf[0] ? atoi(buf) : 0;
+}
+
 /*
  * The op table of the tests: what this header says of each extensible op,
  * and how to build a call of it that succeeds.
@@ -243,8 +286,10 @@ FIXTURE_VARIANT(op) {
 	bool changes_table;		/* a successful call changes it */
 	bool returns_fd;		/* a successful call returns an fd */
 	/* What a call with just this known bit returns, as root and not
-	 * (1 stands for any positive count). */
-	struct { uint64_t bit; int root, user; } known[4];
+	 * (1 stands for any positive count), from ABI @abi on. */
+	struct { uint64_t bit; int root, user, abi; } known[5];
+	/* For an op this header has seen grow: what ABI 0 accepted. */
+	struct { size_t size; uint64_t flags; } abi0;
 };
 
 static void fill_set(int fd, struct names *n, void *buf, uint64_t flags)
@@ -320,16 +365,33 @@ FIXTURE_VARIANT_ADD(op, set) {
 	.ver0 = FLAGSFIRST_SET_SIZE_VER0,
 	.size = sizeof(struct flagsfirst_set),
 	.flags = FLAGSFIRST_SET_FLAGS,
-	.conflicts = { { FLAGSFIRST_SET_NOREPLACE, FLAGSFIRST_SET_REPLACE } },
+	.conflicts = {
+		{ FLAGSFIRST_SET_NOREPLACE, FLAGSFIRST_SET_REPLACE },
+#if HEADER_ABI >= 1
+		{ FLAGSFIRST_SET_NOREPLACE, FLAGSFIRST_SET_IF_SEQ },
+#endif
+	},
+#if HEADER_ABI >= 1
+	.fields = { { 8, 8 }, { 16, 8 }, { 24, 4 }, { 32, 8 } },
+	.abi0 = {
+		FLAGSFIRST_SET_SIZE_VER0,
+		FLAGSFIRST_SET_NOREPLACE | FLAGSFIRST_SET_REPLACE |
+		FLAGSFIRST_SET_IMMUTABLE,
+	},
+#else
 	.fields = { { 8, 8 }, { 16, 8 }, { 24, 4 } },
+#endif
 	.reserved = { { 28, 4 } },
 	.fill = fill_set,
 	.happened = happened_set,
 	.changes_table = true,
 	.known = {
-		{ FLAGSFIRST_SET_NOREPLACE, 0, 0 },
-		{ FLAGSFIRST_SET_REPLACE, -ENOENT, -ENOENT },
-		{ FLAGSFIRST_SET_IMMUTABLE, 0, -EPERM },
+		{ FLAGSFIRST_SET_NOREPLACE, 0, 0, 0 },
+		{ FLAGSFIRST_SET_REPLACE, -ENOENT, -ENOENT, 0 },
+		{ FLAGSFIRST_SET_IMMUTABLE, 0, -EPERM, 0 },
+#if HEADER_ABI >= 1
+		{ FLAGSFIRST_SET_IF_SEQ, -ENOENT, -ENOENT, 1 },
+#endif
 	},
 };
 
@@ -436,6 +498,39 @@ static int call_sized(int fd, const FIXTURE_VARIANT(op) *v, struct names *n,
 	return ret;
 }
 
+/*
+ * What the running module accepts for this op, as far as this header can
+ * tell.  Exact unless the module is of a newer ABI than the header.
+ */
+static bool module_view(const FIXTURE_VARIANT(op) *v, uint64_t *flags,
+			size_t *size)
+{
+	*flags = v->flags;
+	*size = v->size;
+	if (module_abi() < HEADER_ABI && v->abi0.size) {
+		*flags = v->abi0.flags;
+		*size = v->abi0.size;
+	}
+	return module_abi() <= HEADER_ABI;
+}
+
+/* The module's struct size as CHECK_FIELDS shows it: any binary can ask. */
+static size_t kernel_size(int fd, unsigned int nr)
+{
+	uint64_t cf = FLAGSFIRST_CHECK_FIELDS;
+	unsigned char buf[256] = { 0 };
+	size_t n = sizeof(buf);
+
+	memcpy(buf, &cf, sizeof(cf));
+	if (ff(fd, ff_cmd(nr, sizeof(buf)), buf))
+		return 0;
+	while (n && !buf[n - 1])
+		n--;
+	return (n + 7) & ~(size_t)7;
+}
+
+#define MAX(a, b)	((a) > (b) ? (a) : (b))
+
 #define SIZE_CASE(test, usize, tail, expected, effect)				\
 TEST_F(op, test)								\
 {										\
@@ -450,8 +545,10 @@ SIZE_CASE(ver0_struct_succeeds, variant->ver0, 0, 0, variant->changes_table)
 SIZE_CASE(current_struct_succeeds, variant->size, 0, 0, variant->changes_table)
 SIZE_CASE(bigger_struct_with_zero_tail_succeeds, variant->size + 8, 0, 0,
 	  variant->changes_table)
+/* Past both structs: an ABI-0 binary's tail is a newer module's field. */
 SIZE_CASE(bigger_struct_with_non_zero_tail_fails_with_E2BIG,
-	  variant->size + 8, 1, -E2BIG, false)
+	  MAX(variant->size, kernel_size(self->fd, variant->nr)) + 8, 1,
+	  -E2BIG, false)
 SIZE_CASE(page_size_struct_with_zero_tail_succeeds, PAGE, 0, 0,
 	  variant->changes_table)
 SIZE_CASE(page_size_struct_with_non_zero_tail_fails_with_E2BIG,
@@ -493,10 +590,15 @@ TEST_F(op, every_known_flag_bit_gives_its_documented_result)
 	uint64_t seen = 0;
 	int i;
 
-	for (i = 0; i < 4 && variant->known[i].bit; i++) {
+	for (i = 0; i < 5 && variant->known[i].bit; i++) {
 		int expected = is_root() ? variant->known[i].root
 					 : variant->known[i].user;
-		int ret = call_sized(self->fd, variant, &self->n, variant->size,
+		int ret;
+
+		/* A module of an older ABI does not know the bit yet. */
+		if (module_abi() < variant->known[i].abi)
+			expected = -EINVAL;
+		ret = call_sized(self->fd, variant, &self->n, variant->size,
 				     0, variant->known[i].bit, 0);
 
 		EXPECT_EQ(expected, ret > 0 ? 1 : ret)
@@ -546,39 +648,61 @@ TEST_F(op, check_fields_with_another_flag_fails_with_EINVAL)
 
 TEST_F(op, check_fields_writes_masks_fields_and_zero_tail_into_a_poisoned_struct)
 {
-	size_t usize = variant->size + 64, i, j;
+	size_t usize = variant->size + 64, ksize, i, j;
 	unsigned char *buf = at_page_end(usize, 0);
-	uint64_t flags;
+	uint64_t flags, expected;
+	bool exact;
 
 	ASSERT_NE(NULL, buf);
+	exact = module_view(variant, &expected, &ksize);
 	variant->fill(self->fd, &self->n, buf, FLAGSFIRST_CHECK_FIELDS);
 	memset(buf + sizeof(flags), POISON, usize - sizeof(flags));
 	ASSERT_EQ(0, ff(self->fd, ff_cmd(variant->nr, usize), buf));
 
 	memcpy(&flags, buf, sizeof(flags));
-	EXPECT_EQ(variant->flags | FLAGSFIRST_CHECK_FIELDS, flags);
-	for (i = 0; variant->fields[i].size; i++)
+	if (exact) {
+		EXPECT_EQ(expected | FLAGSFIRST_CHECK_FIELDS, flags);
+	} else {
+		/* A newer module: all this header knows, and maybe more. */
+		EXPECT_EQ(expected | FLAGSFIRST_CHECK_FIELDS,
+			  flags & (expected | FLAGSFIRST_CHECK_FIELDS));
+		ksize = kernel_size(self->fd, variant->nr);
+		EXPECT_LE(variant->size, ksize);
+	}
+	for (i = 0; variant->fields[i].size; i++) {
+		if (variant->fields[i].offset >= ksize)
+			continue;	/* past an older module's struct */
 		for (j = 0; j < variant->fields[i].size; j++)
 			EXPECT_EQ(0xff, buf[variant->fields[i].offset + j])
 				TH_LOG("field at %zu", variant->fields[i].offset);
+	}
 	for (i = 0; i < 2 && variant->reserved[i].size; i++)
 		for (j = 0; j < variant->reserved[i].size; j++)
 			EXPECT_EQ(0, buf[variant->reserved[i].offset + j]);
-	for (i = variant->size; i < usize; i++)
+	for (i = ksize; i < usize; i++)
 		EXPECT_EQ(0, buf[i]) TH_LOG("tail byte %zu", i);
+	for (i = 0; i < usize; i++)
+		EXPECT_NE(POISON, buf[i]) TH_LOG("byte %zu left unwritten", i);
 }
 
 TEST_F(op, check_fields_at_ver0_size_writes_nothing_past_it)
 {
-	unsigned char *buf = at_page_end(variant->ver0, 0);
-	uint64_t flags;
+	unsigned char *buf = at_page_end(variant->ver0, 0), full[PAGE] = { 0 };
+	uint64_t flags, expected;
+	size_t ksize;
 
 	ASSERT_NE(NULL, buf);
-	variant->fill(self->fd, &self->n, buf, FLAGSFIRST_CHECK_FIELDS);
+	variant->fill(self->fd, &self->n, full, FLAGSFIRST_CHECK_FIELDS);
+	memcpy(buf, full, variant->ver0);
 	/* at_page_end() makes any write past ver0 bytes fault. */
 	ASSERT_EQ(0, ff(self->fd, ff_cmd(variant->nr, variant->ver0), buf));
 	memcpy(&flags, buf, sizeof(flags));
-	EXPECT_EQ(variant->flags | FLAGSFIRST_CHECK_FIELDS, flags);
+	if (module_view(variant, &expected, &ksize)) {
+		EXPECT_EQ(expected | FLAGSFIRST_CHECK_FIELDS, flags);
+	} else {
+		EXPECT_EQ(expected | FLAGSFIRST_CHECK_FIELDS,
+			  flags & (expected | FLAGSFIRST_CHECK_FIELDS));
+	}
 }
 
 TEST_F(op, check_fields_changes_nothing_in_the_table)
@@ -814,6 +938,131 @@ TEST(immutable_without_cap_linux_immutable_fails_with_EPERM)
 	EXPECT_EQ(false, exists(fd, name));
 	close(fd);
 }
+
+/* SET at ABI 1: expect_seq and IF_SEQ, on a module of either ABI */
+
+#if HEADER_ABI >= 1
+static int set_if_seq(int fd, const char *name, const char *value,
+		      uint64_t flags, uint64_t expect_seq, size_t usize)
+{
+	struct flagsfirst_set s = {
+		.flags = flags, .name = ptr(name), .value = ptr(value),
+		.value_len = strlen(value), .expect_seq = expect_seq,
+	};
+
+	return ff(fd, ff_cmd(_IOC_NR(FLAGSFIRST_IOC_SET), usize), &s);
+}
+
+TEST(set_if_seq_replaces_only_while_the_seq_is_unchanged)
+{
+	struct flagsfirst_get g;
+	char name[64], buf[64];
+	uint64_t seq;
+	int fd = open_dev();
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, set(fd, fresh(name, "cas"), "one", 0));
+	seq = seq_of(fd, name);
+	if (module_abi() < 1) {
+		/* To ABI 0, expect_seq is a non-zero tail: that comes first. */
+		EXPECT_EQ(-E2BIG, set_if_seq(fd, name, "two", FLAGSFIRST_SET_IF_SEQ,
+					     seq, sizeof(struct flagsfirst_set)));
+		EXPECT_EQ(-EINVAL, set_if_seq(fd, name, "two", FLAGSFIRST_SET_IF_SEQ,
+					      0, sizeof(struct flagsfirst_set)))
+			TH_LOG("an ABI-0 module does not know IF_SEQ");
+		return;
+	}
+	EXPECT_EQ(0, set_if_seq(fd, name, "two", FLAGSFIRST_SET_IF_SEQ, seq,
+				sizeof(struct flagsfirst_set)));
+	EXPECT_EQ(-ESTALE, set_if_seq(fd, name, "three", FLAGSFIRST_SET_IF_SEQ,
+				      seq, sizeof(struct flagsfirst_set)));
+	ASSERT_EQ(0, get(fd, name, buf, sizeof(buf), &g));
+	EXPECT_STREQ("two", buf);
+	EXPECT_LT(seq, g.seq);
+	EXPECT_EQ(0, set_if_seq(fd, name, "three", FLAGSFIRST_SET_IF_SEQ |
+				FLAGSFIRST_SET_REPLACE, g.seq,
+				sizeof(struct flagsfirst_set)));
+	close(fd);
+}
+
+TEST(set_if_seq_on_a_missing_name_fails_with_ENOENT)
+{
+	char name[64];
+	int fd = open_dev();
+
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(module_abi() < 1 ? -E2BIG : -ENOENT,
+		  set_if_seq(fd, fresh(name, "cas"), "v", FLAGSFIRST_SET_IF_SEQ, 1,
+			     sizeof(struct flagsfirst_set)));
+	EXPECT_EQ(false, exists(fd, name));
+	close(fd);
+}
+
+TEST(set_if_seq_in_a_ver0_struct_fails_with_EINVAL)
+{
+	char name[64];
+	int fd = open_dev();
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, set(fd, fresh(name, "cas"), "v", 0));
+	EXPECT_EQ(-EINVAL, set_if_seq(fd, name, "w", FLAGSFIRST_SET_IF_SEQ, 0,
+				      FLAGSFIRST_SET_SIZE_VER0))
+		TH_LOG("the flag gates a field the size does not cover");
+	close(fd);
+}
+
+TEST(set_expect_seq_without_if_seq_is_rejected)
+{
+	char name[64];
+	int fd = open_dev();
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, set(fd, fresh(name, "cas"), "v", 0));
+	/* ABI 1: zero means "as before", so non-zero needs the flag.  ABI 0:
+	 * the bytes are past its struct and not zero. */
+	EXPECT_EQ(module_abi() < 1 ? -E2BIG : -EINVAL,
+		  set_if_seq(fd, name, "w", 0, seq_of(fd, name),
+			     sizeof(struct flagsfirst_set)));
+	EXPECT_EQ(module_abi() < 1 ? -E2BIG : -EINVAL,
+		  set_if_seq(fd, name, "w", FLAGSFIRST_SET_IF_SEQ |
+			     FLAGSFIRST_SET_NOREPLACE, seq_of(fd, name),
+			     sizeof(struct flagsfirst_set)));
+	close(fd);
+}
+
+TEST(a_ver1_struct_with_zero_expect_seq_works_on_every_abi)
+{
+	char name[64];
+	int fd = open_dev();
+
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(0, set_if_seq(fd, fresh(name, "cas"), "v", 0, 0,
+				FLAGSFIRST_SET_SIZE_VER1));
+	EXPECT_EQ(true, exists(fd, name));
+	close(fd);
+}
+
+TEST(check_fields_reports_the_set_layout_of_the_running_abi)
+{
+	unsigned char buf[64];
+	struct flagsfirst_set s;
+	int fd = open_dev();
+
+	ASSERT_LE(0, fd);
+	memset(buf, POISON, sizeof(buf));
+	memset(&s, 0, sizeof(s));
+	s.flags = FLAGSFIRST_CHECK_FIELDS;
+	memcpy(buf, &s, sizeof(s.flags));
+	ASSERT_EQ(0, ff(fd, ff_cmd(_IOC_NR(FLAGSFIRST_IOC_SET), sizeof(buf)), buf));
+	memcpy(&s, buf, sizeof(s));
+	EXPECT_EQ(module_abi() < 1 ? FLAGSFIRST_SET_SIZE_VER0 : FLAGSFIRST_SET_SIZE_VER1,
+		  kernel_size(fd, _IOC_NR(FLAGSFIRST_IOC_SET)));
+	EXPECT_EQ(module_abi() < 1 ? 0 : FLAGSFIRST_SET_IF_SEQ,
+		  s.flags & FLAGSFIRST_SET_IF_SEQ);
+	EXPECT_EQ(module_abi() < 1 ? 0 : ~0ULL, s.expect_seq);
+	close(fd);
+}
+#endif
 
 /* GET */
 
@@ -1413,7 +1662,8 @@ static int parse(const unsigned char *buf, ssize_t len, struct rec *out, int max
 		if (n == max || len - off < FLAGSFIRST_EVENT_HDR_SIZE_VER0)
 			return -1;
 		memcpy(&ev, buf + off, sizeof(ev));
-		if (ev.size % 8 || ev.size > len - off || ev.hdr_size < sizeof(ev))
+		if (ev.size % 8 || (ssize_t)ev.size > len - off ||
+		    ev.hdr_size < sizeof(ev))
 			return -1;
 		names = (const char *)buf + off + ev.hdr_size;
 		used = ev.hdr_size + ev.name_len + 1 +

@@ -55,8 +55,9 @@ build_initramfs() {	# kver ko -> path of the cpio
 	done
 	cp "$top/tests/vm/init" "$top/tests/vm/guest-check.sh" \
 	   "$top/userspace/tour.sh" "$2" "$root/"
-	cp "$top/userspace/flagsfirst" "$root/bin/"
-	cp "$top/tests/flagsfirst_test" "$root/"
+	cp "$top/userspace/flagsfirst" "$top/userspace/flagsfirst-v0" "$root/bin/"
+	cp "$top/tests/flagsfirst_test" "$top/tests/flagsfirst_test-m32" \
+	   "$top/tests/flagsfirst_test-v0" "$top/tests/flagsfirst_test-v0-m32" "$root/"
 	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) \
 		>"$BUILD/$1/initramfs.cpio.gz"
 	echo "$BUILD/$1/initramfs.cpio.gz"
@@ -131,28 +132,64 @@ clean_log() {	# log -> path of the clean copy
 	echo "$1.txt"
 }
 
+# Prints one suite run (a label of guest-check.sh) and leaves its counts,
+# "passed failed skipped", in LOG.LABEL.counts.
+count_run() {	# log label
+	local run=$1.$2 p f s rc
+	sed -n "/^=== flagsfirst: run $2 ===/,/^=== flagsfirst: exit $2 /p" "$1" >"$run"
+	grep -v '^=== flagsfirst' "$run" || true
+	p=$(grep -cE '^ok [0-9]+' "$run" || true)
+	s=$(grep -cE '^ok [0-9]+ .*# SKIP' "$run" || true)
+	f=$(grep -cE '^not ok [0-9]+' "$run" || true)
+	rc=$(sed -n "s/^=== flagsfirst: exit $2 \([0-9]*\) ===$/\1/p" "$1")
+	[ "$rc" = 0 ] || f=$((f + 1))	# a crash or a harness error
+	echo "$((p - s)) $f $s" >"$run.counts"
+}
+
 check_kernel() {	# kver log
-	local log label run p f s rc
+	local log label cell bin bits abi p f s line
+	local -A cp cf
 	log=$(clean_log "$2")
-	for label in root uid65534; do
-		run=$log.$label
-		sed -n "/^=== flagsfirst: run $label ===/,/^=== flagsfirst: exit $label /p" "$log" >"$run"
-		grep -v '^=== flagsfirst' "$run" || true
-		p=$(grep -cE '^ok [0-9]+' "$run" || true)
-		s=$(grep -cE '^ok [0-9]+ .*# SKIP' "$run" || true)
-		f=$(grep -cE '^not ok [0-9]+' "$run" || true)
-		rc=$(sed -n "s/^=== flagsfirst: exit $label \([0-9]*\) ===$/\1/p" "$log")
-		passed=$((passed + p - s))
-		skipped=$((skipped + s))
+	for label in $(sed -n 's/^=== flagsfirst: run \(.*\) ===$/\1/p' "$log"); do
+		count_run "$log" "$label"
+		read -r p f s <"$log.$label.counts"
+		passed=$((passed + p))
 		failed=$((failed + f))
-		summary+=("$1 as $label: $((p - s)) passed, $f failed, $s skipped${rc:+, exit $rc}")
-		[ "$rc" = 0 ] || record fail "$1: suite as $label did not exit 0 (exit '${rc:-none}')"
+		skipped=$((skipped + s))
+		[ "$f" = 0 ] || echo "not ok - $1: $label: $f failed"
+		cell=${label%.*}
+		cp[$cell]=$(( ${cp[$cell]:-0} + p ))
+		cf[$cell]=$(( ${cf[$cell]:-0} + f ))
 	done
-	if grep -q '^=== flagsfirst: rmmod ok ===' "$log"; then
+	for cell in abi1.current.64 abi0.current.64; do
+		[ -n "${cp[$cell]:-}" ] || record fail "$1: no suite ran in cell $cell"
+	done
+
+	summary+=("$1: passed/failed per cell, root and uid 65534 together")
+	summary+=("$(printf '%-16s %-18s %-18s' binary abi_version=1 abi_version=0)")
+	for bin in current v0; do
+		for bits in 64 32; do
+			line=$(printf '%-16s' "$bin $bits-bit")
+			for abi in 1 0; do
+				cell=abi$abi.$bin.$bits
+				line+=$(printf ' %-18s' "${cp[$cell]:-?} / ${cf[$cell]:-?}")
+			done
+			summary+=("$line")
+		done
+	done
+
+	if grep -q '^=== flagsfirst: check abi_version=2 rejected ===' "$log"; then
 		record ok
 	else
-		record fail "$1: rmmod flagsfirst after the suite"
+		record fail "$1: insmod abi_version=2 was not rejected"
 	fi
+	for abi in 1 0; do
+		if grep -q "^=== flagsfirst: check rmmod abi_version=$abi ok ===" "$log"; then
+			record ok
+		else
+			record fail "$1: rmmod after the abi_version=$abi runs"
+		fi
+	done
 	if grep -q '^=== flagsfirst: done ===' "$log"; then
 		record ok
 	else
