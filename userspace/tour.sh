@@ -120,4 +120,26 @@ printf '  main thread forks 200 children that exec and count inherited watch fds
 printf '$ flagsfirst_test -f race\n'
 /flagsfirst_test -f race 2>/dev/null | sed -n 's/^# race: /    /p'
 
+lesson "10. Growing an interface without a SET2: ABI 1" \
+	"ABI 1 appended expect_seq to struct flagsfirst_set (SIZE_VER1 40) and the" \
+	"flag that gates it, IF_SEQ: a compare-and-set.  flagsfirst-v0 is the same" \
+	"client built against the frozen ABI-0 header: a program of the first release."
+run flagsfirst set counter 1
+run flagsfirst get counter
+seq=$(flagsfirst get counter | sed -n 's/.*seq \([0-9]*\).*/\1/p')
+run flagsfirst set counter 2 --if-seq "$seq"
+run flagsfirst set counter 3 --if-seq "$seq"
+printf '  The old binary on the new module: its 32-byte struct is zero-extended.\n'
+run flagsfirst-v0 set counter 4
+run flagsfirst-v0 probe
+printf '  The same module loaded as the ABI-0 release behaved (abi_version=0):\n'
+run rmmod flagsfirst
+run insmod /flagsfirst.ko abi_version=0
+run flagsfirst probe
+run flagsfirst set counter 5 --if-seq 1
+run flagsfirst raw set --size 40 --flags 0 --name counter --value 6
+run flagsfirst raw set --size 40 --flags 0 --expect-seq 7 --name counter --value 6
+run flagsfirst-v0 set counter 7
+run flagsfirst get counter
+
 printf '\n=== The end ===\n  Every op: a flags field, strict bits, a sized struct, discovery.\n'
