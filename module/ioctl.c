@@ -69,12 +69,8 @@ static int ff_copy_struct_to_user(void __user *dst, size_t usize,
  * Copies a NUL-terminated name into @buf (FLAGSFIRST_NAME_MAX + 1 bytes).
  * Returns its length, or -ENOENT for an empty one unless @may_be_empty.
  */
-static int ff_copy_name(char *buf, __u64 uname, bool may_be_empty)
+static int ff_name_len_check(long len, bool may_be_empty)
 {
-	long len;
-
-	len = strncpy_from_user(buf, u64_to_user_ptr(uname),
-				FLAGSFIRST_NAME_MAX + 1);
 	if (len < 0)
 		return len;
 	if (len > FLAGSFIRST_NAME_MAX)
@@ -82,6 +78,15 @@ static int ff_copy_name(char *buf, __u64 uname, bool may_be_empty)
 	if (len == 0 && !may_be_empty)
 		return -ENOENT;
 	return len;
+}
+
+static int ff_copy_name(char *buf, __u64 uname, bool may_be_empty)
+{
+	long len;
+
+	len = strncpy_from_user(buf, u64_to_user_ptr(uname),
+				FLAGSFIRST_NAME_MAX + 1);
+	return ff_name_len_check(len, may_be_empty);
 }
 
 static bool ff_set_args_valid(const union ff_args *args, size_t usize)
@@ -344,13 +349,21 @@ static void ff_assert_layouts(void)
 	BUILD_BUG_ON(sizeof(union ff_args) % sizeof(__u64));
 }
 
+/* The CHECK_FIELDS answer of @op as ABI @v has it, @v->ksize bytes. */
+static void ff_fields_fill(const struct ff_op *op, const struct ff_op_abi *v,
+			   union ff_args *out)
+{
+	*out = *op->fields;
+	out->flags = v->flags | FLAGSFIRST_CHECK_FIELDS;
+}
+
 /* Discovery with no side effect: only the caller's struct is written. */
 static int ff_check_fields(const struct ff_op *op, const struct ff_op_abi *v,
 			   void __user *uarg, size_t usize)
 {
-	union ff_args fields = *op->fields;
+	union ff_args fields;
 
-	fields.flags = v->flags | FLAGSFIRST_CHECK_FIELDS;
+	ff_fields_fill(op, v, &fields);
 	return ff_copy_struct_to_user(uarg, usize, &fields, v->ksize);
 }
 
@@ -366,6 +379,30 @@ static bool ff_reserved_clear(const struct ff_op *op, size_t ksize,
 		if (!known[i] && arg[i])
 			return false;
 	return true;
+}
+
+/* Rule 2: the caller's struct size, before anything is read. */
+static int ff_usize_check(const struct ff_op *op, size_t usize)
+{
+	if (usize < op->size_ver0)
+		return -EINVAL;
+	if (usize > PAGE_SIZE)
+		return -E2BIG;
+	return 0;
+}
+
+/*
+ * Rule 4, once the struct is copied: unknown bits (CHECK_FIELDS mixed with
+ * others among them), the op's own flag and field rules, reserved fields.
+ */
+static bool ff_args_valid(const struct ff_op *op, const struct ff_op_abi *v,
+			  const union ff_args *args, size_t usize)
+{
+	if (args->flags & ~v->flags)
+		return false;
+	if (op->args_valid && !op->args_valid(args, usize))
+		return false;
+	return ff_reserved_clear(op, v->ksize, args);
 }
 
 long ff_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
@@ -394,27 +431,24 @@ long ff_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return -ENOTTY;
 	v = &op->abi[ff_abi_version];
 
-	if (usize < op->size_ver0)
-		return -EINVAL;
-	if (usize > PAGE_SIZE)
-		return -E2BIG;
-
+	err = ff_usize_check(op, usize);
+	if (err)
+		return err;
 	if (copy_from_user(&flags, uarg, sizeof(flags)))
 		return -EFAULT;
 	if (flags == FLAGSFIRST_CHECK_FIELDS)
 		return ff_check_fields(op, v, uarg, usize);
 
+	/* The flags are read again here: the caller may have changed them. */
 	err = copy_struct_from_user(&args, v->ksize, uarg, usize);
 	if (err)
 		return err;
-	/* Re-read: the caller may have changed flags since. */
-	flags = args.flags;
-	if (flags & ~v->flags)
-		return -EINVAL;		/* unknown bits, or CHECK_FIELDS mixed in */
-	if (op->args_valid && !op->args_valid(&args, usize))
-		return -EINVAL;
-	if (!ff_reserved_clear(op, v->ksize, &args))
+	if (!ff_args_valid(op, v, &args, usize))
 		return -EINVAL;
 
 	return op->handler(&args, uarg, usize);
 }
+
+#if IS_ENABLED(CONFIG_KUNIT)
+#include "ioctl_kunit.c"
+#endif

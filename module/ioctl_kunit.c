@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * flagsfirst: KUnit tests of the dispatcher's pure logic (flag validation,
+ * size negotiation, the CHECK_FIELDS answer, name checks).  Included at the
+ * end of ioctl.c when CONFIG_KUNIT is set, so that they see its statics;
+ * the suites run when the module loads.
+ */
+
+#include <kunit/test.h>
+
+/* The op with number @nr, or NULL for a hole in the table. */
+static const struct ff_op *ff_test_op(unsigned int nr)
+{
+	return ff_ops[nr].handler ? &ff_ops[nr] : NULL;
+}
+
+static void ff_test_abi_table_only_grows(struct kunit *test)
+{
+	const struct ff_op *op;
+	unsigned int nr, abi;
+
+	for (nr = 0; nr < ARRAY_SIZE(ff_ops); nr++) {
+		op = ff_test_op(nr);
+		if (!op)
+			continue;
+		KUNIT_EXPECT_EQ(test, 0ULL, op->fields->flags);
+		for (abi = 0; abi <= FF_ABI_LATEST; abi++) {
+			const struct ff_op_abi *v = &op->abi[abi];
+
+			KUNIT_EXPECT_GE(test, v->ksize, op->size_ver0);
+			KUNIT_EXPECT_EQ(test, 0UL, v->ksize % sizeof(__u64));
+			KUNIT_EXPECT_LE(test, v->ksize, sizeof(union ff_args));
+			KUNIT_EXPECT_EQ(test, 0ULL,
+					v->flags & FLAGSFIRST_CHECK_FIELDS);
+			if (!abi)
+				continue;
+			/* A later ABI never shrinks a struct nor drops a flag. */
+			KUNIT_EXPECT_GE(test, v->ksize, op->abi[abi - 1].ksize);
+			KUNIT_EXPECT_EQ(test, op->abi[abi - 1].flags,
+					v->flags & op->abi[abi - 1].flags);
+		}
+	}
+}
+
+static void ff_test_usize_bounds(struct kunit *test)
+{
+	const struct ff_op *op;
+	unsigned int nr;
+
+	for (nr = 0; nr < ARRAY_SIZE(ff_ops); nr++) {
+		op = ff_test_op(nr);
+		if (!op)
+			continue;
+		KUNIT_EXPECT_EQ(test, -EINVAL, ff_usize_check(op, 0));
+		KUNIT_EXPECT_EQ(test, -EINVAL,
+				ff_usize_check(op, op->size_ver0 - 1));
+		KUNIT_EXPECT_EQ(test, 0, ff_usize_check(op, op->size_ver0));
+		KUNIT_EXPECT_EQ(test, 0, ff_usize_check(op, PAGE_SIZE));
+		KUNIT_EXPECT_EQ(test, -E2BIG, ff_usize_check(op, PAGE_SIZE + 1));
+	}
+}
+
+/* With no flag at all, every op's struct is valid. */
+static void ff_test_unknown_flag_bits_are_invalid(struct kunit *test)
+{
+	const struct ff_op *op;
+	union ff_args args;
+	unsigned int nr, abi, bit;
+
+	for (nr = 0; nr < ARRAY_SIZE(ff_ops); nr++) {
+		op = ff_test_op(nr);
+		if (!op)
+			continue;
+		for (abi = 0; abi <= FF_ABI_LATEST; abi++) {
+			const struct ff_op_abi *v = &op->abi[abi];
+
+			for (bit = 0; bit < 64; bit++) {
+				memset(&args, 0, sizeof(args));
+				args.watch.mask = FLAGSFIRST_EVENT_SET;
+				args.flags = BIT_ULL(bit);
+				if (v->flags & BIT_ULL(bit))
+					continue;
+				KUNIT_EXPECT_FALSE_MSG(test, ff_args_valid(op, v, &args,
+									   v->ksize),
+						       "op %u abi %u bit %u",
+						       nr, abi, bit);
+			}
+		}
+	}
+}
+
+static void ff_test_check_fields_mixed_is_invalid(struct kunit *test)
+{
+	const struct ff_op *op;
+	union ff_args args = {};
+	unsigned int nr;
+
+	for (nr = 0; nr < ARRAY_SIZE(ff_ops); nr++) {
+		op = ff_test_op(nr);
+		if (!op)
+			continue;
+		const struct ff_op_abi *v = &op->abi[FF_ABI_LATEST];
+
+		args.flags = FLAGSFIRST_CHECK_FIELDS;
+		KUNIT_EXPECT_FALSE(test, ff_args_valid(op, v, &args, v->ksize));
+		args.flags |= v->flags;
+		KUNIT_EXPECT_FALSE(test, ff_args_valid(op, v, &args, v->ksize));
+	}
+}
+
+struct ff_set_case {
+	const char *what;
+	u64 flags, expect_seq;
+	size_t usize;
+	bool valid;
+};
+
+static const struct ff_set_case ff_set_cases[] = {
+	{ "no flag", 0, 0, FLAGSFIRST_SET_SIZE_VER0, true },
+	{ "NOREPLACE|REPLACE", FLAGSFIRST_SET_NOREPLACE | FLAGSFIRST_SET_REPLACE,
+	  0, FLAGSFIRST_SET_SIZE_VER1, false },
+	{ "IF_SEQ", FLAGSFIRST_SET_IF_SEQ, 5, FLAGSFIRST_SET_SIZE_VER1, true },
+	{ "IF_SEQ|REPLACE", FLAGSFIRST_SET_IF_SEQ | FLAGSFIRST_SET_REPLACE, 5,
+	  FLAGSFIRST_SET_SIZE_VER1, true },
+	{ "IF_SEQ|NOREPLACE", FLAGSFIRST_SET_IF_SEQ | FLAGSFIRST_SET_NOREPLACE, 5,
+	  FLAGSFIRST_SET_SIZE_VER1, false },
+	{ "IF_SEQ in a VER0 struct", FLAGSFIRST_SET_IF_SEQ, 0,
+	  FLAGSFIRST_SET_SIZE_VER0, false },
+	{ "expect_seq without IF_SEQ", 0, 5, FLAGSFIRST_SET_SIZE_VER1, false },
+	{ "IF_SEQ with expect_seq 0", FLAGSFIRST_SET_IF_SEQ, 0,
+	  FLAGSFIRST_SET_SIZE_VER1, true },
+};
+
+static void ff_test_set_flag_and_field_rules(struct kunit *test)
+{
+	union ff_args args = {};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(ff_set_cases); i++) {
+		const struct ff_set_case *c = &ff_set_cases[i];
+
+		args.set.flags = c->flags;
+		args.set.expect_seq = c->expect_seq;
+		KUNIT_EXPECT_EQ_MSG(test, c->valid,
+				    ff_set_args_valid(&args, c->usize), "%s",
+				    c->what);
+	}
+}
+
+static void ff_test_rename_and_watch_rules(struct kunit *test)
+{
+	union ff_args args = {};
+
+	args.rename.flags = FLAGSFIRST_RENAME_NOREPLACE |
+			    FLAGSFIRST_RENAME_EXCHANGE;
+	KUNIT_EXPECT_FALSE(test, ff_rename_args_valid(&args, 24));
+	args.rename.flags = FLAGSFIRST_RENAME_EXCHANGE;
+	KUNIT_EXPECT_TRUE(test, ff_rename_args_valid(&args, 24));
+
+	memset(&args, 0, sizeof(args));
+	KUNIT_EXPECT_FALSE(test, ff_watch_args_valid(&args, 16));
+	args.watch.mask = FLAGSFIRST_EVENT_ALL;
+	KUNIT_EXPECT_TRUE(test, ff_watch_args_valid(&args, 16));
+	args.watch.mask = FLAGSFIRST_EVENT_OVERFLOW;
+	KUNIT_EXPECT_FALSE(test, ff_watch_args_valid(&args, 16));
+	args.watch.mask = BIT_ULL(40) | FLAGSFIRST_EVENT_SET;
+	KUNIT_EXPECT_FALSE(test, ff_watch_args_valid(&args, 16));
+}
+
+static void ff_test_reserved_fields_must_be_zero(struct kunit *test)
+{
+	const struct ff_op *set = &ff_ops[_IOC_NR(FLAGSFIRST_IOC_SET)];
+	const struct ff_op *get = &ff_ops[_IOC_NR(FLAGSFIRST_IOC_GET)];
+	union ff_args args = {};
+
+	KUNIT_EXPECT_TRUE(test, ff_reserved_clear(set, sizeof(args.set), &args));
+	args.set.__reserved = 1;
+	KUNIT_EXPECT_FALSE(test, ff_reserved_clear(set, sizeof(args.set), &args));
+	memset(&args, 0, sizeof(args));
+	args.get.__reserved = 0x80000000;
+	KUNIT_EXPECT_FALSE(test, ff_reserved_clear(get, sizeof(args.get), &args));
+	/* Out fields are not reserved: GET ignores what comes in them. */
+	memset(&args, 0, sizeof(args));
+	args.get.seq = ~0ULL;
+	args.get.attrs = ~0U;
+	KUNIT_EXPECT_TRUE(test, ff_reserved_clear(get, sizeof(args.get), &args));
+}
+
+static void ff_test_check_fields_answer(struct kunit *test)
+{
+	const struct ff_op *op;
+	union ff_args out;
+	unsigned int nr, abi;
+	size_t i;
+
+	for (nr = 0; nr < ARRAY_SIZE(ff_ops); nr++) {
+		op = ff_test_op(nr);
+		if (!op)
+			continue;
+		for (abi = 0; abi <= FF_ABI_LATEST; abi++) {
+			const struct ff_op_abi *v = &op->abi[abi];
+			const u8 *b = (const u8 *)&out;
+
+			ff_fields_fill(op, v, &out);
+			KUNIT_EXPECT_EQ(test, v->flags | FLAGSFIRST_CHECK_FIELDS,
+					out.flags);
+			/* Every byte is all ones (a field) or 0 (reserved). */
+			for (i = sizeof(out.flags); i < v->ksize; i++)
+				KUNIT_EXPECT_TRUE_MSG(test, !b[i] || b[i] == 0xff,
+						      "op %u byte %zu", nr, i);
+			/* Its last 8 bytes are not all zero: the size shows. */
+			KUNIT_EXPECT_TRUE(test, memchr_inv(b + v->ksize - 8, 0, 8));
+		}
+	}
+	ff_fields_fill(&ff_ops[_IOC_NR(FLAGSFIRST_IOC_SET)],
+		       &ff_ops[_IOC_NR(FLAGSFIRST_IOC_SET)].abi[1], &out);
+	KUNIT_EXPECT_EQ(test, ~0ULL, out.set.expect_seq);
+	KUNIT_EXPECT_EQ(test, 0U, out.set.__reserved);
+}
+
+static void ff_test_name_lengths(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, -ENOENT, ff_name_len_check(0, false));
+	KUNIT_EXPECT_EQ(test, 0, ff_name_len_check(0, true));
+	KUNIT_EXPECT_EQ(test, 1, ff_name_len_check(1, false));
+	KUNIT_EXPECT_EQ(test, FLAGSFIRST_NAME_MAX,
+			ff_name_len_check(FLAGSFIRST_NAME_MAX, false));
+	KUNIT_EXPECT_EQ(test, -ENAMETOOLONG,
+			ff_name_len_check(FLAGSFIRST_NAME_MAX + 1, false));
+	KUNIT_EXPECT_EQ(test, -EFAULT, ff_name_len_check(-EFAULT, true));
+}
+
+static struct kunit_case ff_ioctl_test_cases[] = {
+	KUNIT_CASE(ff_test_abi_table_only_grows),
+	KUNIT_CASE(ff_test_usize_bounds),
+	KUNIT_CASE(ff_test_unknown_flag_bits_are_invalid),
+	KUNIT_CASE(ff_test_check_fields_mixed_is_invalid),
+	KUNIT_CASE(ff_test_set_flag_and_field_rules),
+	KUNIT_CASE(ff_test_rename_and_watch_rules),
+	KUNIT_CASE(ff_test_reserved_fields_must_be_zero),
+	KUNIT_CASE(ff_test_check_fields_answer),
+	KUNIT_CASE(ff_test_name_lengths),
+	{}
+};
+
+static struct kunit_suite ff_ioctl_test_suite = {
+	.name = "flagsfirst_ioctl",
+	.test_cases = ff_ioctl_test_cases,
+};
+
+kunit_test_suite(ff_ioctl_test_suite);
