@@ -59,6 +59,7 @@ int ff_table_delete(const char *name, u32 name_len);
 long ff_table_delete_all(void);
 int ff_table_rename(const char *oldname, u32 oldlen,
 		    const char *newname, u32 newlen, u64 flags);
+void ff_table_debugfs(struct dentry *dir);
 void ff_table_watch(struct list_head *watch);
 void ff_table_unwatch(struct list_head *watch);
 

@@ -3,6 +3,7 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/debugfs.h>
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
@@ -48,6 +49,8 @@ static struct miscdevice ff_misc = {
 	.mode = 0666,
 };
 
+static struct dentry *ff_debugfs;
+
 static int __init ff_init(void)
 {
 	int err;
@@ -61,13 +64,19 @@ static int __init ff_init(void)
 	if (err)
 		return err;
 	err = misc_register(&ff_misc);
-	if (err)
+	if (err) {
 		ff_table_destroy();
-	return err;
+		return err;
+	}
+	/* debugfs is optional: errors there are not ours to report */
+	ff_debugfs = debugfs_create_dir(KBUILD_MODNAME, NULL);
+	ff_table_debugfs(ff_debugfs);
+	return 0;
 }
 
 static void __exit ff_exit(void)
 {
+	debugfs_remove_recursive(ff_debugfs);
 	misc_deregister(&ff_misc);
 	ff_table_destroy();
 }

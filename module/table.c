@@ -5,10 +5,12 @@
 
 #include <linux/capability.h>
 #include <linux/cred.h>
+#include <linux/debugfs.h>
 #include <linux/hashtable.h>
 #include <linux/jhash.h>
 #include <linux/mutex.h>
 #include <linux/rhashtable.h>
+#include <linux/seq_file.h>
 #include <linux/seqlock.h>
 #include <linux/slab.h>
 #include <linux/flagsfirst.h>
@@ -505,6 +507,27 @@ void ff_table_unwatch(struct list_head *watch)
 	mutex_lock(&ff_table.lock);
 	list_del(watch);
 	mutex_unlock(&ff_table.lock);
+}
+
+/* The table's own accounting, for tests that check it against the table. */
+static int ff_stats_show(struct seq_file *m, void *unused)
+{
+	struct ff_quota *q;
+	unsigned int bkt, uids = 0;
+
+	mutex_lock(&ff_table.lock);
+	hash_for_each(ff_table.quotas, bkt, q, node)
+		uids++;
+	seq_printf(m, "entries %u\nbytes %zu\nseq %llu\nuids %u\n",
+		   ff_table.nr_entries, ff_table.nr_bytes, ff_table.seq, uids);
+	mutex_unlock(&ff_table.lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(ff_stats);
+
+void ff_table_debugfs(struct dentry *dir)
+{
+	debugfs_create_file("stats", 0444, dir, NULL, &ff_stats_fops);
 }
 
 int ff_table_init(void)
