@@ -2,12 +2,26 @@
 #
 #   make            module (against the running kernel, or KDIR=...) + client
 #   make check      the test suite in QEMU on Debian's 6.1 and 6.12 kernels
+#   make check-debug  KUnit, fuzzer, stress, fault injection, load/unload
+#                   cycles and kmemleak on a KASAN+lockdep+UBSAN kernel
+#   make lint       checkpatch, sparse, W=1, uapi header rules, cppcheck,
+#                   man pages, dkms and make install, each a check
+#   make install    module (modules_install), header, client, man pages;
+#                   DESTDIR and PREFIX (default /usr/local) as usual
 #   make demo       boot 6.1 in QEMU and take the guided tour
 #
 # check and demo install what they need (apt) and cache kernels under
 # ~/.cache/flagsfirst; KERNELS="6.1" narrows check to one kernel.
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
+PREFIX ?= /usr/local
+MANDIR ?= $(PREFIX)/share/man
+DESTDIR ?=
+# The kernel release KDIR builds for, for modules_install and uninstall
+KREL = $(shell $(MAKE) -s -C $(KDIR) kernelrelease 2>/dev/null)
+MAN_1 := man/flagsfirst.1
+MAN_4 := man/flagsfirst.4
+MAN_2CONST := $(wildcard man/*.2const)
 
 all: module userspace
 
@@ -23,8 +37,33 @@ tests:
 check:
 	tests/vm/run.sh check
 
+check-debug:
+	tests/vm/run.sh debug
+
 demo:
 	tests/vm/run.sh demo
+
+lint:
+	tests/lint/lint.sh
+
+install: module userspace
+	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_PATH=$(DESTDIR) \
+		DEPMOD=/bin/true modules_install
+	install -D -m 0644 uapi/linux/flagsfirst.h $(DESTDIR)$(PREFIX)/include/linux/flagsfirst.h
+	install -D -m 0755 userspace/flagsfirst $(DESTDIR)$(PREFIX)/bin/flagsfirst
+	install -D -m 0644 $(MAN_1) -t $(DESTDIR)$(MANDIR)/man1
+	install -D -m 0644 $(MAN_4) -t $(DESTDIR)$(MANDIR)/man4
+	install -D -m 0644 $(MAN_2CONST) -t $(DESTDIR)$(MANDIR)/man2const
+	@if [ -z "$(DESTDIR)" ]; then depmod -a $(KREL); fi
+
+uninstall:
+	rm -f $(DESTDIR)/lib/modules/$(KREL)/updates/flagsfirst.ko
+	rm -f $(DESTDIR)$(PREFIX)/include/linux/flagsfirst.h
+	rm -f $(DESTDIR)$(PREFIX)/bin/flagsfirst
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN_1)))
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man4/,$(notdir $(MAN_4)))
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man2const/,$(notdir $(MAN_2CONST)))
+	@if [ -z "$(DESTDIR)" ]; then depmod -a $(KREL); fi
 
 clean:
 	$(MAKE) -C userspace clean
@@ -34,4 +73,4 @@ clean:
 		module/.*.cmd module/modules.order .*.cmd Module.symvers \
 		modules.order
 
-.PHONY: all module userspace tests check demo clean
+.PHONY: all module userspace tests check check-debug demo lint install uninstall clean

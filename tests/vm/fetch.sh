@@ -3,7 +3,8 @@
 # Sets a machine up for the VM tests, from Debian's archive only, caching
 # everything under $FLAGSFIRST_CACHE (default ~/.cache/flagsfirst):
 #
-#   fetch.sh deps            install the packages the build and the VM need
+#   fetch.sh deps [debug|lint]  install the packages the build and the VM
+#                            need (and those of the debug kernel, or of lint)
 #   fetch.sh source          linux-source-6.12 (kselftest harness, checkpatch);
 #                            prints the tree's path
 #   fetch.sh kernel SERIES   newest Debian kernel of SERIES (6.1 or 6.12) and
@@ -16,6 +17,10 @@ set -euo pipefail
 CACHE=${FLAGSFIRST_CACHE:-$HOME/.cache/flagsfirst}
 PACKAGES="make gcc libc6-dev gcc-multilib qemu-system-x86 busybox-static cpio
 	  xz-utils dwarves perl"
+# What building the debug kernel needs on top
+DEBUG_PACKAGES="flex bison bc libelf-dev libssl-dev"
+# What make lint needs on top
+LINT_PACKAGES="sparse cppcheck mandoc dkms kmod g++ g++-multilib"
 
 log() { printf 'fetch: %s\n' "$*" >&2; }
 
@@ -28,8 +33,10 @@ apt_update() {
 }
 
 deps() {
-	local missing=() p
-	for p in $PACKAGES; do
+	local missing=() p list=$PACKAGES
+	[ "${1:-}" = debug ] && list="$PACKAGES $DEBUG_PACKAGES"
+	[ "${1:-}" = lint ] && list="$PACKAGES $LINT_PACKAGES"
+	for p in $list; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
 			grep -q 'install ok installed' || missing+=("$p")
 	done
@@ -129,7 +136,7 @@ source_tree() {
 }
 
 case ${1:-} in
-deps)	deps ;;
+deps)	deps "${2:-}" ;;
 source)	source_tree ;;
 kernel)	kernel "${2:?series}" ;;
 *)	sed -n '3,12p' "$0" >&2; exit 2 ;;

@@ -5,10 +5,13 @@
 #   run.sh check   the test suite on every kernel in $KERNELS (default
 #                  "6.1 6.12"); prints the TAP, a summary per kernel and
 #                  "N passed, N failed"; exits non-zero on any failure
+#   run.sh debug   on the debug kernel (tests/vm/debug-kernel.sh): KUnit,
+#                  the suite, the fuzzer, the stress test, fault injection,
+#                  load/unload cycles and a kmemleak scan, with figures
 #   run.sh demo    the guided tour on the first kernel in $KERNELS (6.1)
 #
 # A run fails on a failed test, a guest that never finishes (timeout, panic),
-# or a WARN/BUG/Oops/KASAN/lockdep/UBSAN report in the guest's kernel log.
+# or a WARN/BUG/Oops/KASAN/lockdep/UBSAN/kmemleak report in the guest's log.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -17,14 +20,21 @@ fetch=$top/tests/vm/fetch.sh
 CACHE=${FLAGSFIRST_CACHE:-$HOME/.cache/flagsfirst}
 BUILD=${FLAGSFIRST_BUILD:-$top/build}
 TIMEOUT=${FLAGSFIRST_TIMEOUT:-1200}
+MEMORY=1024
+APPEND=
 case $mode in
 check)	KERNELS=${KERNELS:-6.1 6.12} ;;
+debug)	KERNELS=debug
+	TIMEOUT=${FLAGSFIRST_TIMEOUT:-3600}
+	MEMORY=2048	# KASAN's shadow
+	APPEND="ffioctls=${FLAGSFIRST_FUZZ_IOCTLS:-1000000} ffcycles=${FLAGSFIRST_CYCLES:-100}" ;;
 demo)	KERNELS=${KERNELS:-6.1}; KERNELS=${KERNELS%% *} ;;
-*)	echo "usage: run.sh check|demo" >&2; exit 2 ;;
+*)	echo "usage: run.sh check|debug|demo" >&2; exit 2 ;;
 esac
 
-# What the guest's kernel log must never show.
-REPORTS='WARNING:|BUG:|Oops|KASAN|UBSAN|kmemleak|lockdep|possible (circular|recursive)|sleeping function called|Kernel panic|general protection|Call Trace'
+# What the guest's kernel log must never show: WARN, BUG, Oops, KASAN,
+# UBSAN, kmemleak, lockdep and might_sleep reports, panics.
+REPORTS='WARNING:|BUG:|Oops|KASAN:|UBSAN:|unreferenced object|suspected memory leak|possible (circular|recursive) locking|locking correctness validator|sleeping function called|Kernel panic|general protection|Call Trace'
 
 step() { printf '>>> %s\n' "$*" >&2; }
 
@@ -54,6 +64,7 @@ build_initramfs() {	# kver ko -> path of the cpio
 		[ "$a" = busybox ] || ln -s busybox "$root/bin/$a"
 	done
 	cp "$top/tests/vm/init" "$top/tests/vm/guest-check.sh" \
+	   "$top/tests/vm/guest-debug.sh" "$top/tests/flagsfirst_torture" \
 	   "$top/userspace/tour.sh" "$2" "$root/"
 	cp "$top/userspace/flagsfirst" "$top/userspace/flagsfirst-v0" "$root/bin/"
 	cp "$top/tests/flagsfirst_test" "$top/tests/flagsfirst_test-m32" \
@@ -96,9 +107,9 @@ boot() {	# vmlinuz initrd job log
 	[ "$accel" = kvm ] && cpu=host
 	step "booting ($accel), job $3"
 	timeout "$TIMEOUT" qemu-system-x86_64 -accel "$accel" -cpu "$cpu" \
-		-smp 2 -m 1024 -display none -serial stdio -monitor none \
+		-smp 2 -m "$MEMORY" -display none -serial stdio -monitor none \
 		-no-reboot -kernel "$1" -initrd "$2" \
-		-append "console=ttyS0 panic=-1 quiet loglevel=4 ffrun=$3" \
+		-append "console=ttyS0 panic=-1 quiet loglevel=4 ffrun=$3 $APPEND" \
 		</dev/null 2>&1 | tee "$4" | show
 }
 
@@ -204,8 +215,77 @@ check_kernel() {	# kver log
 	fi
 }
 
+# The debug job: every part leaves markers and "# <part>:" figure lines.
+check_debug() {	# kver log
+	local log label p f s kp kf ioctls ops sites cycles leaks reports
+	log=$(clean_log "$2")
+	for label in $(sed -n 's/^=== flagsfirst: run \(.*\) ===$/\1/p' "$log"); do
+		count_run "$log" "$label"
+		read -r p f s <"$log.$label.counts"
+		passed=$((passed + p))
+		failed=$((failed + f))
+		skipped=$((skipped + s))
+		[ "$f" = 0 ] || echo "not ok - $1: $label failed"
+		case $label in
+		fuzz|stress|faults)
+			[ "$f" = 0 ] && record ok
+			summary+=("$1 $label: $([ "$f" = 0 ] && echo ok || echo FAILED)") ;;
+		*)	summary+=("$1 $label: $p passed, $f failed, $s skipped") ;;
+		esac
+	done
+
+	# KUnit's KTAP, from the kernel log: "# flagsfirst_ioctl: pass:9 fail:0 ..."
+	read -r kp kf < <(sed -n 's/.*# flagsfirst_ioctl: pass:\([0-9]*\) fail:\([0-9]*\).*/\1 \2/p' "$log" | head -n 1) || true
+	if [ -n "${kp:-}" ]; then
+		passed=$((passed + kp))
+		failed=$((failed + kf))
+		summary+=("$1 KUnit flagsfirst_ioctl: $kp passed, $kf failed")
+		[ "$kf" = 0 ] || echo "not ok - $1: KUnit: $kf failed"
+	else
+		record fail "$1: no KUnit results in the kernel log"
+	fi
+
+	cycles=$(sed -n 's/^=== flagsfirst: lifecycle cycles=\([0-9]*\) failures=0 ===$/\1/p' "$log")
+	if [ -n "$cycles" ]; then
+		record ok
+	else
+		record fail "$1: load/unload cycles: $(grep -E '^lifecycle|lifecycle cycles' "$log" | head -n 5)"
+	fi
+	leaks=$(sed -n '/^=== flagsfirst: kmemleak begin/,/^=== flagsfirst: kmemleak end/p' "$log" |
+		grep -c 'unreferenced object' || true)
+	grep -q '^=== flagsfirst: kmemleak end ===' "$log" || leaks=unknown
+	if [ "$leaks" = 0 ]; then
+		record ok
+	else
+		record fail "$1: kmemleak: $leaks unreferenced objects"
+	fi
+	if grep -q '^=== flagsfirst: done ===' "$log"; then
+		record ok
+	else
+		record fail "$1: the guest never finished (timeout or panic); its last lines:"
+		tail -n 30 "$log" | sed 's/^/#   /'
+	fi
+	reports=$(grep -cE "$REPORTS" "$log" || true)
+	if [ "$reports" = 0 ]; then
+		record ok
+	else
+		record fail "$1: the kernel log has $reports report lines:"
+		grep -E -B 2 -A 20 "$REPORTS" "$log" | head -n 80 | sed 's/^/#   /'
+	fi
+
+	ioctls=$(sed -n 's/^# fuzz: \([0-9]*\) ioctls.*/\1/p' "$log")
+	ops=$(sed -n 's/^# stress: \([0-9]*\) ops.*/\1/p' "$log")
+	sites=$(sed -n 's/^# faults: \([0-9]*\) fault sites.*/\1/p' "$log")
+	summary+=("$1 figures: ${ioctls:-0} ioctls fuzzed, ${ops:-0} stress ops, ${sites:-0} fault sites injected, ${cycles:-0} load/unload cycles, ${leaks} kmemleak objects, $reports kernel reports")
+}
+
 for series in $KERNELS; do
-	read -r kver vmlinuz kdir < <("$fetch" kernel "$series")
+	if [ "$series" = debug ]; then
+		step "building or reusing the debug kernel"
+		read -r kver vmlinuz kdir < <("$top/tests/vm/debug-kernel.sh")
+	else
+		read -r kver vmlinuz kdir < <("$fetch" kernel "$series")
+	fi
 	step "building the module against $kver"
 	ko=$(build_module "$kver" "$kdir")
 	initrd=$(build_initramfs "$kver" "$ko")
@@ -222,7 +302,11 @@ for series in $KERNELS; do
 		exit 0
 	fi
 	echo "# kernel $kver"
-	check_kernel "$kver" "$BUILD/$kver/console.log"
+	if [ "$mode" = debug ]; then
+		check_debug "$kver (debug)" "$BUILD/$kver/console.log"
+	else
+		check_kernel "$kver" "$BUILD/$kver/console.log"
+	fi
 done
 
 echo "# summary"
