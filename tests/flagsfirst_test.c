@@ -18,6 +18,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -286,8 +287,10 @@ FIXTURE_VARIANT(op) {
 	bool (*happened)(int fd, struct names *n);
 	bool changes_table;		/* a successful call changes it */
 	bool returns_fd;		/* a successful call returns an fd */
-	/* What a call with just this known bit returns, as root and not
-	 * (1 stands for any positive count), from ABI @abi on. */
+	/*
+	 * What a call with just this known bit returns, as root and not
+	 * (1 stands for any positive count), from ABI @abi on.
+	 */
 	struct { uint64_t bit; int root, user, abi; } known[5];
 	/* For an op this header has seen grow: what ABI 0 accepted. */
 	struct { size_t size; uint64_t flags; } abi0;
@@ -599,8 +602,8 @@ TEST_F(op, every_known_flag_bit_gives_its_documented_result)
 		/* A module of an older ABI does not know the bit yet. */
 		if (module_abi() < variant->known[i].abi)
 			expected = -EINVAL;
-		ret = call_sized(self->fd, variant, &self->n, variant->size,
-				     0, variant->known[i].bit, 0);
+		ret = call_sized(self->fd, variant, &self->n, variant->size, 0,
+				 variant->known[i].bit, 0);
 
 		EXPECT_EQ(expected, ret > 0 ? 1 : ret)
 			TH_LOG("flag 0x%llx",
@@ -744,7 +747,8 @@ TEST(unknown_numbers_and_foreign_types_fail_with_ENOTTY)
 		{ "number 0x1f", _IOC(_IOC_READ | _IOC_WRITE, 'Y', 0x1f, 16) },
 		{ "number 0xff", _IOC(_IOC_READ | _IOC_WRITE, 'Y', 0xff, 16) },
 		{ "type 'Z' with SET's number", _IOC(_IOC_READ | _IOC_WRITE, 'Z', 0x00, 32) },
-		{ "RENAME_LEGACY's number read-write", _IOC(_IOC_READ | _IOC_WRITE, 'Y', 0x04, 16) },
+		{ "RENAME_LEGACY's number read-write",
+		  _IOC(_IOC_READ | _IOC_WRITE, 'Y', 0x04, 16) },
 		{ "RENAME_LEGACY with 24 bytes", _IOC(_IOC_WRITE, 'Y', 0x04, 24) },
 		{ "RENAME_LEGACY with 8 bytes", _IOC(_IOC_WRITE, 'Y', 0x04, 8) },
 		{ "a tty ioctl", TCGETS },
@@ -754,9 +758,9 @@ TEST(unknown_numbers_and_foreign_types_fail_with_ENOTTY)
 	size_t i;
 
 	ASSERT_LE(0, fd);
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(cases); i++)
 		EXPECT_EQ(-ENOTTY, ff(fd, cases[i].cmd, buf))
-			TH_LOG("case %zu: %s", i, cases[i].what ? cases[i].what : "");
+			TH_LOG("case %zu: %s", i, cases[i].what ?: "");
 	close(fd);
 }
 
@@ -1019,8 +1023,10 @@ TEST(set_expect_seq_without_if_seq_is_rejected)
 
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, set(fd, fresh(name, "cas"), "v", 0));
-	/* ABI 1: zero means "as before", so non-zero needs the flag.  ABI 0:
-	 * the bytes are past its struct and not zero. */
+	/*
+	 * ABI 1: zero means "as before", so non-zero needs the flag.  ABI 0:
+	 * the bytes are past its struct and not zero.
+	 */
 	EXPECT_EQ(module_abi() < 1 ? -E2BIG : -EINVAL,
 		  set_if_seq(fd, name, "w", 0, seq_of(fd, name),
 			     sizeof(struct flagsfirst_set)));
@@ -2008,7 +2014,7 @@ TEST(a_watch_fd_pins_the_module)
  */
 FIXTURE(race) {
 	int fd;
-	volatile bool stop;
+	atomic_bool stop;
 };
 
 FIXTURE_VARIANT(race) {
@@ -2027,7 +2033,7 @@ FIXTURE_SETUP(race)
 {
 	self->fd = open_dev();
 	ASSERT_LE(0, self->fd);
-	self->stop = false;
+	atomic_init(&self->stop, false);
 }
 
 FIXTURE_TEARDOWN(race)
@@ -2038,7 +2044,7 @@ FIXTURE_TEARDOWN(race)
 struct racer {
 	int fd;
 	bool with_flag;
-	volatile bool *stop;
+	atomic_bool *stop;
 };
 
 static void *create_watches(void *arg)
@@ -2046,7 +2052,7 @@ static void *create_watches(void *arg)
 	struct racer *r = arg;
 	int wfd;
 
-	while (!*r->stop) {
+	while (!atomic_load(r->stop)) {
 		wfd = watch(r->fd, FLAGSFIRST_EVENT_SET,
 			    r->with_flag ? FLAGSFIRST_WATCH_CLOEXEC : 0);
 		if (wfd < 0)
@@ -2086,7 +2092,7 @@ TEST_F_TIMEOUT(race, children_count_inherited_watch_fds, 3 * RACE_SECONDS)
 		leaked += WEXITSTATUS(status);
 		leaking_children += WEXITSTATUS(status) > 0;
 	}
-	self->stop = true;
+	atomic_store(&self->stop, true);
 	for (i = 0; i < 2; i++)
 		pthread_join(threads[i], NULL);
 

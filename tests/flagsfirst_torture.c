@@ -330,8 +330,10 @@ static int fuzz(int argc, char **argv)
 		int ret;
 
 		if (below(20) == 0) {
-			/* Not 'X' (FIFREEZE) nor 'f'/0x94 (FS_IOC_*): our fd
-			 * lives on devtmpfs, and the VFS answers those. */
+			/*
+			 * Not 'X' (FIFREEZE) nor 'f'/0x94 (FS_IOC_*): our fd
+			 * lives on devtmpfs, and the VFS answers those.
+			 */
 			do
 				type = below(256);
 			while (type == 'X' || type == 'f' || type == 0x94 ||
@@ -344,11 +346,22 @@ static int fuzz(int argc, char **argv)
 		st[0] = fuzz_flags();
 		st[1] = fuzz_name();
 		switch (nr) {
-		case 0: st[2] = fuzz_value(&vlen); break;
-		case 1: st[2] = fuzz_out(); vlen = below(2) ? 64 : below(128); break;
-		case 3: st[2] = fuzz_name(); break;
-		case 5: st[1] = below(8) ? 1ULL << below(5) : rnd(); break;
-		default: st[2] = rnd(); break;
+		case 0:
+			st[2] = fuzz_value(&vlen);
+			break;
+		case 1:
+			st[2] = fuzz_out();
+			vlen = below(2) ? 64 : below(128);
+			break;
+		case 3:
+			st[2] = fuzz_name();
+			break;
+		case 5:
+			st[1] = below(8) ? 1ULL << below(5) : rnd();
+			break;
+		default:
+			st[2] = rnd();
+			break;
 		}
 		st[3] = vlen;
 		if (below(8) == 0)
@@ -483,10 +496,11 @@ static void *stress_worker(void *arg)
 		unsigned int i = wrnd(w) % (SHARED + EXCHANGED);
 		unsigned int j = wrnd(w) % (SHARED + EXCHANGED);
 		unsigned int op = wrnd(w) % 5;
+		bool i_shared = i < SHARED, j_shared = j < SHARED;
 		int ret;
 
 		/* The exchanged set only ever meets EXCHANGE among itself. */
-		if ((i >= SHARED) != (j >= SHARED))
+		if (i_shared != j_shared)
 			j = i;
 		if (i >= SHARED && op != 1)
 			op = 4;
@@ -702,8 +716,16 @@ static void prep_watched(void)
 		;
 }
 
-static int op_set_new(void) { return set("fa", "new", 0); }
-static int op_set_replace(void) { return set("fa", "replaced", 0); }
+static int op_set_new(void)
+{
+	return set("fa", "new", 0);
+}
+
+static int op_set_replace(void)
+{
+	return set("fa", "replaced", 0);
+}
+
 static int op_get(void)
 {
 	struct flagsfirst_get g;
@@ -711,22 +733,41 @@ static int op_get(void)
 
 	return get("fa", buf, sizeof(buf), &g);
 }
+
 static int op_delete(void)
 {
 	struct flagsfirst_delete d = { .name = ptr("fa") };
 
 	return ff(FLAGSFIRST_IOC_DELETE, &d);
 }
-static int op_delete_all(void) { return del_all() == 2 ? 0 : -1; }
-static int op_rename(void) { return ren("fa", "fc", 0); }
-static int op_rename_replace(void) { return ren("fa", "fb", 0); }
-static int op_exchange(void) { return ren("fa", "fb", FLAGSFIRST_RENAME_EXCHANGE); }
+
+static int op_delete_all(void)
+{
+	return del_all() == 2 ? 0 : -1;
+}
+
+static int op_rename(void)
+{
+	return ren("fa", "fc", 0);
+}
+
+static int op_rename_replace(void)
+{
+	return ren("fa", "fb", 0);
+}
+
+static int op_exchange(void)
+{
+	return ren("fa", "fb", FLAGSFIRST_RENAME_EXCHANGE);
+}
+
 static int op_rename_legacy(void)
 {
 	struct flagsfirst_rename_legacy r = { ptr("fa"), ptr("fd") };
 
 	return ff(FLAGSFIRST_IOC_RENAME_LEGACY, &r);
 }
+
 static int op_watch(void)
 {
 	struct flagsfirst_watch w = { .flags = FLAGSFIRST_WATCH_CLOEXEC,

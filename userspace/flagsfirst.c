@@ -155,13 +155,16 @@ static const char *errno_reason(int err)
 {
 	switch (err) {
 	case ENOTTY: return "the running module has no such ioctl (type, number or direction)";
-	case EINVAL: return "rejected as invalid: an unknown or conflicting flag, a non-zero reserved field, or a struct smaller than its first version";
-	case E2BIG: return "too big: a struct over PAGE_SIZE, non-zero bytes past what the kernel knows, or a value over FLAGSFIRST_VALUE_MAX";
+	case EINVAL: return "invalid: an unknown or conflicting flag, a non-zero reserved field, "
+			    "or a struct smaller than its first version";
+	case E2BIG: return "too big: a struct over PAGE_SIZE, non-zero bytes past what the "
+			   "kernel knows, or a value over FLAGSFIRST_VALUE_MAX";
 	case EFAULT: return "a pointer the kernel could not read or write";
 	case ENOENT: return "no such entry (or an empty name)";
 	case ENAMETOOLONG: return "the name is longer than FLAGSFIRST_NAME_MAX";
 	case EEXIST: return "the name exists and the flags said not to replace it";
-	case EPERM: return "not permitted: the entry is immutable, another uid owns it, or a capability is missing";
+	case EPERM: return "not permitted: the entry is immutable, another uid owns it, "
+			   "or a capability is missing";
 	case ENOSPC: return "the table is full (max_entries or max_bytes)";
 	case EDQUOT: return "this uid owns max_entries_per_uid entries already";
 	case ERANGE: return "the buffer is smaller than the value";
@@ -574,7 +577,8 @@ static int cmd_raw(int fd, int argc, char **argv)
 	size_t maplen;
 	int i, ret;
 
-	if (argc < 1 || !(op = find_op(argv[0])))
+	op = argc < 1 ? NULL : find_op(argv[0]);
+	if (!op)
 		return usage();
 	for (i = 1; i + 1 < argc; i += 2) {
 		if (!strcmp(argv[i], "--name")) {
@@ -646,6 +650,7 @@ static int cmd_raw(int fd, int argc, char **argv)
 	}
 	case _IOC_NR(FLAGSFIRST_IOC_DELETE): {
 		struct flagsfirst_delete d = { .flags = flags, .name = ptr(name) };
+
 		memcpy(buf, &d, usize < sizeof(d) ? usize : sizeof(d));
 		break;
 	}
@@ -658,6 +663,7 @@ static int cmd_raw(int fd, int argc, char **argv)
 	}
 	default: {
 		struct flagsfirst_watch w = { .flags = flags, .mask = mask };
+
 		memcpy(buf, &w, usize < sizeof(w) ? usize : sizeof(w));
 		break;
 	}
