@@ -17,8 +17,11 @@ KDIR ?= /lib/modules/$(shell uname -r)/build
 PREFIX ?= /usr/local
 MANDIR ?= $(PREFIX)/share/man
 DESTDIR ?=
-# The kernel release KDIR builds for, for modules_install and uninstall
-KREL = $(shell $(MAKE) -s -C $(KDIR) kernelrelease 2>/dev/null)
+# The kernel release KDIR builds for, as the module's vermagic has it (on
+# Debian's headers, include/config/kernel.release holds the upstream one)
+KREL = $(shell sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h 2>/dev/null)
+# modules_install keeps the module's directory under this one
+INSTALL_MOD_DIR ?= extra
 MAN_1 := man/flagsfirst.1
 MAN_4 := man/flagsfirst.4
 MAN_2CONST := $(wildcard man/*.2const)
@@ -48,7 +51,7 @@ lint:
 
 install: module userspace
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_PATH=$(DESTDIR) \
-		DEPMOD=/bin/true modules_install
+		INSTALL_MOD_DIR=$(INSTALL_MOD_DIR) DEPMOD=/bin/true modules_install
 	install -D -m 0644 uapi/linux/flagsfirst.h $(DESTDIR)$(PREFIX)/include/linux/flagsfirst.h
 	install -D -m 0755 userspace/flagsfirst $(DESTDIR)$(PREFIX)/bin/flagsfirst
 	install -D -m 0644 $(MAN_1) -t $(DESTDIR)$(MANDIR)/man1
@@ -57,7 +60,7 @@ install: module userspace
 	@if [ -z "$(DESTDIR)" ]; then depmod -a $(KREL); fi
 
 uninstall:
-	rm -f $(DESTDIR)/lib/modules/$(KREL)/updates/flagsfirst.ko
+	rm -f $(DESTDIR)/lib/modules/$(KREL)/$(INSTALL_MOD_DIR)/module/flagsfirst.ko
 	rm -f $(DESTDIR)$(PREFIX)/include/linux/flagsfirst.h
 	rm -f $(DESTDIR)$(PREFIX)/bin/flagsfirst
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN_1)))

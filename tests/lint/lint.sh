@@ -1,0 +1,146 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# make lint: the kernel's own checkers and the packaging, each as one check.
+# Prints "ok - ..." or "not ok - ..." with the findings, then
+# "N passed, N failed"; exits non-zero on any finding.
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top" || exit 1
+fetch=tests/vm/fetch.sh
+"$fetch" deps lint >&2 || exit 1
+src=$("$fetch" source) || exit 1
+KERNELS=${KERNELS:-6.1 6.12}
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+
+passed=0
+failed=0
+# check NAME COMMAND...: passes when COMMAND exits 0 and prints nothing.
+check() {
+	local name=$1 log=$out/log
+	shift
+	if "$@" >"$log" 2>&1 && [ ! -s "$log" ]; then
+		echo "ok - $name"
+		passed=$((passed + 1))
+	else
+		echo "not ok - $name"
+		sed 's/^/#   /' "$log" | head -n 40
+		failed=$((failed + 1))
+	fi
+}
+
+checkpatch() {	# extra options, then files
+	perl "$src/scripts/checkpatch.pl" --no-tree --strict --quiet --terse \
+		--show-types "$@" | grep -E 'ERROR|WARNING|CHECK' || true
+}
+
+# Kernel code: checkpatch --strict with nothing ignored.
+# Tracked files only: a build in the tree leaves generated ones next to them.
+check "checkpatch --strict: module/, uapi/, Kbuild" \
+	checkpatch -f $(git ls-files 'module/*' Kbuild uapi)
+
+# User space and tests follow the kernel's style too, minus the rules that
+# only make sense inside the kernel: its own types (u64, not uint64_t), its
+# printk and BIT() helpers, and kselftest's own macro idioms.
+# printk and BIT() helpers, strscpy(), __aligned(), the printk rules on
+# messages (function names in them, strings split to fit), names C and libc
+# give in CamelCase (PRIu64, _Static_assert), and argument reuse in
+# sizeof/offsetof macros.  The tests also use kselftest's macro idioms,
+# FIXTURE_VARIANT(op) as a type among them.
+USER_IGNORE=PREFER_KERNEL_TYPES,BIT_MACRO,STRCPY,EMBEDDED_FUNCTION_NAME,PREFER_DEFINED_ATTRIBUTE_MACRO,CAMELCASE,SPLIT_STRING,MACRO_ARG_REUSE
+TEST_IGNORE=$USER_IGNORE,COMPLEX_MACRO,SPACING
+check "checkpatch --strict: userspace/ (kernel-only rules ignored)" \
+	checkpatch --ignore "$USER_IGNORE" -f $(git ls-files 'userspace/*.c')
+check "checkpatch --strict: tests/ (kernel-only and kselftest rules ignored)" \
+	checkpatch --ignore "$TEST_IGNORE" -f $(git ls-files 'tests/*.c')
+
+# The uapi header meets the rules for exported headers.
+hdr=uapi/linux/flagsfirst.h
+check "uapi: SPDX GPL-2.0 WITH Linux-syscall-note" \
+	bash -c "head -n 1 $hdr | grep -qxF '/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */'"
+check "uapi: includes only exported linux/ headers" \
+	bash -c "grep -E '^#[[:space:]]*include' $hdr | grep -vE '<linux/(types|ioctl)\\.h>'; true"
+for c in "gcc -x c -std=c90 -pedantic -m64" "gcc -x c -std=c90 -pedantic -m32" \
+	 "g++ -x c++ -std=c++98 -m64" "g++ -x c++ -std=c++17 -m32"; do
+	check "uapi: compiles alone ($c)" bash -c \
+		"printf '#include <linux/flagsfirst.h>\n#include <linux/flagsfirst.h>\nint x;\n' |
+		 $c -Wall -Wextra -Werror -Iuapi -nostdinc -isystem /usr/include -fsyntax-only -"
+done
+check "uapi: pulls in no libc header, only kernel ones" bash -c \
+	"printf '#include <linux/flagsfirst.h>\n' | gcc -x c -std=c90 -ffreestanding -M -Iuapi - |
+	 tr ' ' '\n' | grep -E '\\.h\$' | grep -vE '/(linux|asm|asm-generic)/|flagsfirst\\.h'; true"
+# headers_install.sh runs scripts/unifdef from the current directory.
+check "uapi: scripts/headers_install.sh leaves it valid" bash -c \
+	"mkdir -p $out/hi/linux $out/hi/scripts &&
+	 gcc -O2 -o $out/hi/scripts/unifdef $src/scripts/unifdef.c &&
+	 (cd $out/hi && $src/scripts/headers_install.sh $top/$hdr $out/hi/linux/flagsfirst.h) &&
+	 printf '#include <linux/flagsfirst.h>\n' | gcc -x c -std=c90 -pedantic -Wall -Werror -I$out/hi -fsyntax-only -"
+check "uapi: kernel-doc -Wall" \
+	perl "$src/scripts/kernel-doc" -none -Wall $hdr module/*.c
+
+# Builds against both stock kernels: W=1 and sparse, zero warnings.
+for series in $KERNELS; do
+	read -r kver _ kdir < <("$fetch" kernel "$series")
+	rm -rf "$out/m" && mkdir -p "$out/m" && cp -r Kbuild module uapi "$out/m/"
+	check "W=1 build against $kver" bash -c \
+		"make -s -C $kdir M=$out/m W=1 modules >$out/build.log 2>&1; rc=\$?
+		 grep -v 'Skipping BTF' $out/build.log; exit \$rc"
+	rm -rf "$out/m" && mkdir -p "$out/m" && cp -r Kbuild module uapi "$out/m/"
+	check "sparse (C=2) against $kver" bash -c \
+		"make -s -C $kdir M=$out/m C=2 modules >$out/build.log 2>&1; rc=\$?
+		 grep -v 'Skipping BTF' $out/build.log; exit \$rc"
+done
+
+# User space: the compilers' warnings are errors already; then cppcheck.
+check "userspace and tests build with -Wall -Wextra -Werror (-m64, -m32)" bash -c \
+	"make -s -C userspace >/dev/null && make -s -C tests KSFT_DIR=$src/tools/testing/selftests >/dev/null"
+check "cppcheck: userspace/, tests/" \
+	cppcheck --quiet --error-exitcode=1 --std=c11 --enable=warning,portability,performance \
+		--inline-suppr --suppress=missingIncludeSystem -Iuapi \
+		-D__x86_64__ -D__linux__ userspace/flagsfirst.c tests/flagsfirst_torture.c
+
+# Man pages: lint clean, render, and name every flag and errno of the header.
+check "mandoc -T lint: man/" mandoc -T lint -W all man/*
+check "man pages render" bash -c "for p in man/*; do mandoc -T utf8 \$p >/dev/null || echo \$p; done"
+check "man pages name every flag and errno of the uapi header" \
+	bash -c "tests/lint/man-coverage.sh >$out/man.log || cat $out/man.log"
+
+# Packaging: dkms builds against the extracted Debian headers; make install
+# and uninstall into a DESTDIR leave exactly the expected tree.
+version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
+dkms remove -m flagsfirst -v "$version" --all >/dev/null 2>&1 || true
+rm -rf "/usr/src/flagsfirst-$version"
+check "dkms add" bash -c "dkms add $top >/dev/null"
+for series in $KERNELS; do
+	read -r kver _ kdir < <("$fetch" kernel "$series")
+	check "dkms build against $kver" bash -c \
+		"dkms build -m flagsfirst -v $version -k $kver --kernelsourcedir $kdir >$out/dkms.log 2>&1 ||
+		 { tail -n 20 $out/dkms.log; tail -n 20 /var/lib/dkms/flagsfirst/$version/build/make.log; }"
+done
+dkms remove -m flagsfirst -v "$version" --all >/dev/null 2>&1 || true
+rm -rf "/usr/src/flagsfirst-$version"
+
+read -r kver _ kdir < <("$fetch" kernel "${KERNELS%% *}")
+dest=$out/destdir
+check "make install DESTDIR=... PREFIX=/usr" bash -c \
+	"make -s install KDIR=$kdir DESTDIR=$dest PREFIX=/usr >$out/install.log 2>&1 || cat $out/install.log"
+check "make install put every file in place" bash -c "
+	for f in usr/include/linux/flagsfirst.h usr/bin/flagsfirst \
+		 usr/share/man/man1/flagsfirst.1 usr/share/man/man4/flagsfirst.4 \
+		 usr/share/man/man2const/FLAGSFIRST_IOC_SET.2const \
+		 usr/share/man/man2const/FLAGSFIRST_IOC_WATCH.2const; do
+		[ -f $dest/\$f ] || echo missing \$f
+	done
+	find $dest/lib/modules -name flagsfirst.ko | grep -q . || echo missing flagsfirst.ko"
+check "modinfo shows version, description, license, author, parameters" bash -c "
+	ko=\$(find $dest/lib/modules -name flagsfirst.ko | head -n 1)
+	for k in version description license author parm; do
+		/sbin/modinfo \$ko | grep -q \"^\$k:\" || echo modinfo lacks \$k
+	done
+	[ \$(/sbin/modinfo -F parm \$ko | grep -c ':') = 5 ] || echo not 5 described parameters"
+check "make uninstall leaves no file behind" bash -c \
+	"make -s uninstall KDIR=$kdir DESTDIR=$dest PREFIX=/usr >/dev/null 2>&1; find $dest -type f"
+
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
