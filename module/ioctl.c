@@ -142,32 +142,36 @@ static long ff_get(union ff_args *args, void __user *uarg, size_t usize)
 {
 	struct flagsfirst_get *get = &args->get;
 	char name[FLAGSFIRST_NAME_MAX + 1];
-	struct ff_entry *e;
-	int len, err = 0;
+	void __user *ubuf = u64_to_user_ptr(get->value);
+	u8 small[FF_SMALL_VALUE];
+	struct ff_view view;
+	int len, err;
 
 	len = ff_copy_name(name, get->name, false);
 	if (len < 0)
 		return len;
-	e = ff_table_get(name, len);
-	if (!e)
-		return -ENOENT;
+	err = ff_table_read(name, len, get->value_len, small, &view);
+	if (err)
+		return err;
 
 	/* A buffer size of 0 asks for the size only (getxattr). */
-	if (get->value_len && get->value_len < e->value_len)
+	if (get->value_len && get->value_len < view.value_len)
 		err = -ERANGE;
-	else if (get->value_len &&
-		 copy_to_user(u64_to_user_ptr(get->value), ff_entry_value(e),
-			      e->value_len))
+	else if (view.copied && copy_to_user(ubuf, small, view.value_len))
 		err = -EFAULT;
-	get->value_len = e->value_len;
-	get->attrs = e->attrs;
-	get->seq = e->seq;
-	get->owner_uid = from_kuid_munged(current_user_ns(), e->owner);
-	get->__reserved = 0;
-	ff_entry_put(e);
+	else if (view.ref && copy_to_user(ubuf, ff_entry_value(view.ref),
+					  view.value_len))
+		err = -EFAULT;
+	if (view.ref)
+		ff_entry_put(view.ref);
 	if (err == -EFAULT)
 		return err;
 
+	get->value_len = view.value_len;
+	get->attrs = view.attrs;
+	get->seq = view.seq;
+	get->owner_uid = from_kuid_munged(current_user_ns(), view.owner);
+	get->__reserved = 0;
 	if (ff_copy_struct_to_user(uarg, usize, get, sizeof(*get)))
 		return -EFAULT;
 	return err;
@@ -413,7 +417,6 @@ long ff_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	const struct ff_op_abi *v;
 	const struct ff_op *op;
 	union ff_args args = {};	/* past ksize too: fields of later ABIs */
-	__u64 flags;
 	int err;
 
 	ff_assert_layouts();
@@ -434,15 +437,21 @@ long ff_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	err = ff_usize_check(op, usize);
 	if (err)
 		return err;
-	if (copy_from_user(&flags, uarg, sizeof(flags)))
-		return -EFAULT;
-	if (flags == FLAGSFIRST_CHECK_FIELDS)
-		return ff_check_fields(op, v, uarg, usize);
 
-	/* The flags are read again here: the caller may have changed them. */
-	err = copy_struct_from_user(&args, v->ksize, uarg, usize);
-	if (err)
-		return err;
+	/*
+	 * copy_struct_from_user(), in two steps so that CHECK_FIELDS is
+	 * answered without reading the caller's tail: what both sides know
+	 * (zero-extended, args being zeroed), then the tail must be zero.
+	 */
+	if (copy_from_user(&args, uarg, min(usize, v->ksize)))
+		return -EFAULT;
+	if (args.flags == FLAGSFIRST_CHECK_FIELDS)
+		return ff_check_fields(op, v, uarg, usize);
+	if (usize > v->ksize) {
+		err = check_zeroed_user(uarg + v->ksize, usize - v->ksize);
+		if (err <= 0)
+			return err ?: -E2BIG;
+	}
 	if (!ff_args_valid(op, v, &args, usize))
 		return -EINVAL;
 
