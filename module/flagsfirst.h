@@ -40,6 +40,23 @@ static inline u8 *ff_entry_value(struct ff_entry *e)
 				 FLAGSFIRST_SET_REPLACE | \
 				 FLAGSFIRST_SET_IMMUTABLE)
 
+/* GET copies values up to this size on the stack, without a reference */
+#define FF_SMALL_VALUE	64
+
+/*
+ * What ff_table_read() saw of an entry.  The value is in the caller's
+ * small buffer, or reachable through @ref (a reference to put), or was not
+ * wanted (a size query, or a buffer too small).
+ */
+struct ff_view {
+	u64 seq;
+	kuid_t owner;
+	u32 attrs;
+	u32 value_len;
+	struct ff_entry *ref;
+	bool copied;
+};
+
 /* module parameters (main.c) */
 extern unsigned int ff_abi_version;
 extern unsigned int ff_max_entries;
@@ -53,7 +70,8 @@ void ff_table_destroy(void);
 struct ff_entry *ff_entry_alloc(const char *name, u32 name_len, u32 value_len);
 void ff_entry_free(struct ff_entry *e);
 void ff_entry_put(struct ff_entry *e);
-struct ff_entry *ff_table_get(const char *name, u32 name_len);
+int ff_table_read(const char *name, u32 name_len, u32 want, u8 *small,
+		  struct ff_view *view);
 int ff_table_set(struct ff_entry *new, u64 flags, u64 expect_seq);
 int ff_table_delete(const char *name, u32 name_len);
 long ff_table_delete_all(void);

@@ -40,6 +40,7 @@ struct ff_table {
 	u64 seq;			/* lock: the last seq handed out */
 	unsigned int nr_entries;	/* lock */
 	size_t nr_bytes;		/* lock: names and values */
+	size_t nr_mem;			/* lock: what the entries take in slab */
 	DECLARE_HASHTABLE(quotas, 6);	/* lock: struct ff_quota by uid */
 	struct list_head watches;	/* lock: watchers (watch.c) */
 };
@@ -86,13 +87,23 @@ static size_t ff_entry_bytes(const struct ff_entry *e)
 	return e->name_len + e->value_len;
 }
 
+static size_t ff_entry_size(u32 name_len, u32 value_len)
+{
+	return struct_size_t(struct ff_entry, name, name_len + 1 + value_len);
+}
+
+/* What an entry really takes, kmalloc's rounding included. */
+static size_t ff_entry_mem(const struct ff_entry *e)
+{
+	return kmalloc_size_roundup(ff_entry_size(e->name_len, e->value_len));
+}
+
 /* The value is left for the caller to fill. */
 struct ff_entry *ff_entry_alloc(const char *name, u32 name_len, u32 value_len)
 {
 	struct ff_entry *e;
 
-	e = kmalloc(struct_size(e, name, name_len + 1 + value_len),
-		    GFP_KERNEL_ACCOUNT);
+	e = kmalloc(ff_entry_size(name_len, value_len), GFP_KERNEL_ACCOUNT);
 	if (!e)
 		return NULL;
 	refcount_set(&e->ref, 1);
@@ -149,8 +160,15 @@ static void ff_replace_locked(struct ff_entry *old, struct ff_entry *new)
 					     &new->node, ff_ht_params));
 }
 
-/* Returns the entry with a reference the caller must put, or NULL. */
-struct ff_entry *ff_table_get(const char *name, u32 name_len)
+/*
+ * Reads the entry @name as one consistent snapshot, with no lock: under RCU,
+ * retrying if a change of several entries was in flight.  A value the
+ * caller wants (@want is its buffer size) is copied into @small when it
+ * fits (FF_SMALL_VALUE bytes), else the caller gets a reference.  Returns
+ * 0 or -ENOENT.
+ */
+int ff_table_read(const char *name, u32 name_len, u32 want, u8 *small,
+		  struct ff_view *view)
 {
 	struct ff_key key = { .name = name, .len = name_len };
 	struct ff_entry *e;
@@ -160,16 +178,31 @@ struct ff_entry *ff_table_get(const char *name, u32 name_len)
 	for (;;) {
 		seq = read_seqcount_begin(&ff_table.seqc);
 		e = rhashtable_lookup(&ff_table.ht, &key, ff_ht_params);
-		/* A failed get means it was just deleted: not found. */
-		if (e && !refcount_inc_not_zero(&e->ref))
-			e = NULL;
+		view->ref = NULL;
+		view->copied = false;
+		if (e) {
+			view->seq = e->seq;
+			view->owner = e->owner;
+			view->attrs = e->attrs;
+			view->value_len = e->value_len;
+		}
+		if (e && want && want >= e->value_len) {
+			if (e->value_len <= FF_SMALL_VALUE) {
+				memcpy(small, ff_entry_value(e), e->value_len);
+				view->copied = true;
+			} else if (refcount_inc_not_zero(&e->ref)) {
+				view->ref = e;
+			} else {
+				e = NULL;	/* it was just deleted */
+			}
+		}
 		if (!read_seqcount_retry(&ff_table.seqc, seq))
 			break;
-		if (e)
-			ff_entry_put(e);
+		if (view->ref)
+			ff_entry_put(view->ref);
 	}
 	rcu_read_unlock();
-	return e;
+	return e ? 0 : -ENOENT;
 }
 
 /* Immutable entries are EPERM even for root, as with chattr +i. */
@@ -211,6 +244,7 @@ static void ff_account_remove(struct ff_entry *old)
 	list_del(&old->list);
 	ff_table.nr_entries--;
 	ff_table.nr_bytes -= ff_entry_bytes(old);
+	ff_table.nr_mem -= ff_entry_mem(old);
 	ff_quota_uncharge(old->owner);
 }
 
@@ -223,6 +257,8 @@ static void ff_account_replace(struct ff_entry *old, struct ff_entry *new)
 	list_replace(&old->list, &new->list);
 	ff_table.nr_bytes += ff_entry_bytes(new);
 	ff_table.nr_bytes -= ff_entry_bytes(old);
+	ff_table.nr_mem += ff_entry_mem(new);
+	ff_table.nr_mem -= ff_entry_mem(old);
 }
 
 static bool ff_bytes_fit(size_t add, size_t sub)
@@ -265,6 +301,7 @@ static int ff_insert_locked(struct ff_entry *new)
 	list_add_tail(&new->list, &ff_table.entries);
 	ff_table.nr_entries++;
 	ff_table.nr_bytes += ff_entry_bytes(new);
+	ff_table.nr_mem += ff_entry_mem(new);
 	ff_table.seq++;
 	ff_notify(&ff_table.watches, FLAGSFIRST_EVENT_SET, new->seq,
 		  new->name, new->name_len, NULL, 0);
@@ -512,14 +549,19 @@ void ff_table_unwatch(struct list_head *watch)
 /* The table's own accounting, for tests that check it against the table. */
 static int ff_stats_show(struct seq_file *m, void *unused)
 {
+	unsigned int bkt, uids = 0, buckets;
 	struct ff_quota *q;
-	unsigned int bkt, uids = 0;
 
 	mutex_lock(&ff_table.lock);
 	hash_for_each(ff_table.quotas, bkt, q, node)
 		uids++;
-	seq_printf(m, "entries %u\nbytes %zu\nseq %llu\nuids %u\n",
-		   ff_table.nr_entries, ff_table.nr_bytes, ff_table.seq, uids);
+	rcu_read_lock();
+	buckets = rcu_dereference(ff_table.ht.tbl)->size;
+	rcu_read_unlock();
+	/* memory: the entries' slab objects and the hash table's buckets */
+	seq_printf(m, "entries %u\nbytes %zu\nseq %llu\nuids %u\nmemory %zu\n",
+		   ff_table.nr_entries, ff_table.nr_bytes, ff_table.seq, uids,
+		   ff_table.nr_mem + buckets * sizeof(void *));
 	mutex_unlock(&ff_table.lock);
 	return 0;
 }
