@@ -4,6 +4,7 @@
 #   make check      the test suite in QEMU on Debian's 6.1 and 6.12 kernels
 #   make check-debug  KUnit, fuzzer, stress, fault injection, load/unload
 #                   cycles and kmemleak on a KASAN+lockdep+UBSAN kernel
+#   make bench      flagsfirst against the VFS, in QEMU on both kernels
 #   make lint       checkpatch, sparse, W=1, uapi header rules, cppcheck,
 #                   man pages, dkms and make install, each a check
 #   make install    module (modules_install), header, client, man pages;
@@ -43,6 +44,9 @@ check:
 check-debug:
 	tests/vm/run.sh debug
 
+bench:
+	tests/vm/run.sh bench
+
 demo:
 	tests/vm/run.sh demo
 
@@ -76,4 +80,4 @@ clean:
 		module/.*.cmd module/modules.order .*.cmd Module.symvers \
 		modules.order
 
-.PHONY: all module userspace tests check check-debug demo lint install uninstall clean
+.PHONY: all module userspace tests check check-debug bench demo lint install uninstall clean

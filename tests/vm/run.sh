@@ -8,6 +8,7 @@
 #   run.sh debug   on the debug kernel (tests/vm/debug-kernel.sh): KUnit,
 #                  the suite, the fuzzer, the stress test, fault injection,
 #                  load/unload cycles and a kmemleak scan, with figures
+#   run.sh bench   the benchmark on every kernel in $KERNELS, as a table
 #   run.sh demo    the guided tour on the first kernel in $KERNELS (6.1)
 #
 # A run fails on a failed test, a guest that never finishes (timeout, panic),
@@ -28,8 +29,9 @@ debug)	KERNELS=debug
 	TIMEOUT=${FLAGSFIRST_TIMEOUT:-3600}
 	MEMORY=2048	# KASAN's shadow
 	APPEND="ffioctls=${FLAGSFIRST_FUZZ_IOCTLS:-1000000} ffcycles=${FLAGSFIRST_CYCLES:-100}" ;;
+bench)	KERNELS=${KERNELS:-6.1 6.12} ;;
 demo)	KERNELS=${KERNELS:-6.1}; KERNELS=${KERNELS%% *} ;;
-*)	echo "usage: run.sh check|debug|demo" >&2; exit 2 ;;
+*)	echo "usage: run.sh check|debug|bench|demo" >&2; exit 2 ;;
 esac
 
 # What the guest's kernel log must never show: WARN, BUG, Oops, KASAN,
@@ -65,6 +67,7 @@ build_initramfs() {	# kver ko -> path of the cpio
 	done
 	cp "$top/tests/vm/init" "$top/tests/vm/guest-check.sh" \
 	   "$top/tests/vm/guest-debug.sh" "$top/tests/flagsfirst_torture" \
+	   "$top/tests/vm/guest-bench.sh" "$top/tests/flagsfirst_bench" \
 	   "$top/userspace/tour.sh" "$2" "$root/"
 	cp "$top/userspace/flagsfirst" "$top/userspace/flagsfirst-v0" "$root/bin/"
 	cp "$top/tests/flagsfirst_test" "$top/tests/flagsfirst_test-m32" \
@@ -99,6 +102,10 @@ pick_accel() {	# vmlinuz initrd
 		fi
 	fi
 	cat "$stamp"
+}
+
+accel_of() {
+	cat "$CACHE/kvm-probe" 2>/dev/null || echo tcg
 }
 
 boot() {	# vmlinuz initrd job log
@@ -300,6 +307,15 @@ for series in $KERNELS; do
 		grep -q '^=== flagsfirst: done ===' "$log" ||
 			{ echo "demo: the guest never finished" >&2; exit 1; }
 		exit 0
+	fi
+	if [ "$mode" = bench ]; then
+		log=$(clean_log "$BUILD/$kver/console.log")
+		echo "# kernel $kver, $(nproc) host cores, QEMU $(accel_of) with 2 vCPUs"
+		sed -n '/^=== flagsfirst: bench begin/,/^=== flagsfirst: bench end/p' "$log" |
+			grep -v '^=== flagsfirst'
+		grep -q '^=== flagsfirst: bench end 0 ===' "$log" || { record fail "$kver: bench"; continue; }
+		record ok
+		continue
 	fi
 	echo "# kernel $kver"
 	if [ "$mode" = debug ]; then
