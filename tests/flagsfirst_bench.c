@@ -77,7 +77,8 @@ static uint64_t batch_for(void (*fn)(void))
 
 /*
  * ns per call of each of @fns, side by side: every repetition runs a batch
- * of each in turn, so that they share whatever the machine is doing; the
+ * of each in turn, starting one further each time so that none always
+ * follows the same neighbour (and pays for its RCU callbacks), and the
  * result is each one's median over REPS repetitions.
  */
 static void measure_all(void (*const fns[])(void), int n, double *ns)
@@ -89,7 +90,8 @@ static void measure_all(void (*const fns[])(void), int n, double *ns)
 	for (f = 0; f < n; f++)
 		batch[f] = batch_for(fns[f]);
 	for (r = 0; r < REPS; r++) {
-		for (f = 0; f < n; f++) {
+		for (int k = 0; k < n; k++) {
+			f = (k + r) % n;
 			t = now_ns();
 			for (uint64_t i = 0; i < batch[f]; i++)
 				fns[f]();
@@ -324,7 +326,7 @@ static void *writer(void *arg)
 /* GETs per second with @readers threads while the writer runs, median of 5. */
 static double get_throughput(int readers)
 {
-	static const char *names[] = { "bench.r0", "bench.r1" };
+	static const char *const names[] = { "bench.r0", "bench.r1" };
 	double per[5];
 
 	for (int r = 0; r < 5; r++) {
