@@ -3,17 +3,7 @@
 # The test job inside the VM: the suite in every cell of the ABI matrix,
 # {current, v0 binary} x {abi_version=1, 0} x {64, 32-bit}, each as root and
 # as uid 65534 with no capabilities.  Markers let the host count each run.
-run() {
-	label=$1
-	shift
-	echo "=== flagsfirst: run $label ==="
-	"$@"
-	echo "=== flagsfirst: exit $label $? ==="
-}
-
-mark() {
-	echo "=== flagsfirst: $* ==="
-}
+. /guest-lib.sh
 
 if insmod /flagsfirst.ko abi_version=2 2>/dev/null; then
 	mark "check abi_version=2 loaded"

@@ -6,17 +6,7 @@
 FUZZ_IOCTLS=${ffioctls:-1000000}
 CYCLES=${ffcycles:-100}
 
-mark() {
-	echo "=== flagsfirst: $* ==="
-}
-
-run() {
-	label=$1
-	shift
-	echo "=== flagsfirst: run $label ==="
-	"$@"
-	echo "=== flagsfirst: exit $label $? ==="
-}
+. /guest-lib.sh
 
 mount -t debugfs debugfs /sys/kernel/debug
 # What the kernel allocated before us is not ours to report.

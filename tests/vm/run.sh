@@ -65,7 +65,7 @@ build_initramfs() {	# kver ko -> path of the cpio
 	for a in $(/bin/busybox --list); do
 		[ "$a" = busybox ] || ln -s busybox "$root/bin/$a"
 	done
-	cp "$top/tests/vm/init" "$top/tests/vm/guest-check.sh" \
+	cp "$top/tests/vm/init" "$top/tests/vm/guest-lib.sh" "$top/tests/vm/guest-check.sh" \
 	   "$top/tests/vm/guest-debug.sh" "$top/tests/flagsfirst_torture" \
 	   "$top/tests/vm/guest-bench.sh" "$top/tests/flagsfirst_bench" \
 	   "$top/userspace/tour.sh" "$2" "$root/"
@@ -150,18 +150,40 @@ clean_log() {	# log -> path of the clean copy
 	echo "$1.txt"
 }
 
-# Prints one suite run (a label of guest-check.sh) and leaves its counts,
-# "passed failed skipped", in LOG.LABEL.counts.
-count_run() {	# log label
-	local run=$1.$2 p f s rc
-	sed -n "/^=== flagsfirst: run $2 ===/,/^=== flagsfirst: exit $2 /p" "$1" >"$run"
+# Prints one suite run (a label of the guest's job), adds its counts to the
+# totals and leaves them in the caller's p, f and s.
+count_run() {	# kver log label
+	local run=$2.$3 rc
+	sed -n "/^=== flagsfirst: run $3 ===/,/^=== flagsfirst: exit $3 /p" "$2" >"$run"
 	grep -v '^=== flagsfirst' "$run" || true
 	p=$(grep -cE '^ok [0-9]+' "$run" || true)
 	s=$(grep -cE '^ok [0-9]+ .*# SKIP' "$run" || true)
 	f=$(grep -cE '^not ok [0-9]+' "$run" || true)
-	rc=$(sed -n "s/^=== flagsfirst: exit $2 \([0-9]*\) ===$/\1/p" "$1")
+	rc=$(sed -n "s/^=== flagsfirst: exit $3 \([0-9]*\) ===$/\1/p" "$2")
 	[ "$rc" = 0 ] || f=$((f + 1))	# a crash or a harness error
-	echo "$((p - s)) $f $s" >"$run.counts"
+	p=$((p - s))
+	passed=$((passed + p))
+	failed=$((failed + f))
+	skipped=$((skipped + s))
+	[ "$f" = 0 ] || echo "not ok - $1: $3: $f failed"
+}
+
+# The guest finished, and its kernel log has no report; leaves the number
+# of report lines in $reports.
+check_guest() {	# kver log
+	if grep -q '^=== flagsfirst: done ===' "$2"; then
+		record ok
+	else
+		record fail "$1: the guest never finished (timeout or panic); its last lines:"
+		tail -n 30 "$2" | sed 's/^/#   /'
+	fi
+	reports=$(grep -cE "$REPORTS" "$2" || true)
+	if [ "$reports" = 0 ]; then
+		record ok
+	else
+		record fail "$1: the kernel log has $reports report lines:"
+		grep -E -B 2 -A 20 "$REPORTS" "$2" | head -n 80 | sed 's/^/#   /'
+	fi
 }
 
 check_kernel() {	# kver log
@@ -169,12 +191,7 @@ check_kernel() {	# kver log
 	local -A cp cf
 	log=$(clean_log "$2")
 	for label in $(sed -n 's/^=== flagsfirst: run \(.*\) ===$/\1/p' "$log"); do
-		count_run "$log" "$label"
-		read -r p f s <"$log.$label.counts"
-		passed=$((passed + p))
-		failed=$((failed + f))
-		skipped=$((skipped + s))
-		[ "$f" = 0 ] || echo "not ok - $1: $label: $f failed"
+		count_run "$1" "$log" "$label"
 		cell=${label%.*}
 		cp[$cell]=$(( ${cp[$cell]:-0} + p ))
 		cf[$cell]=$(( ${cf[$cell]:-0} + f ))
@@ -208,18 +225,7 @@ check_kernel() {	# kver log
 			record fail "$1: rmmod after the abi_version=$abi runs"
 		fi
 	done
-	if grep -q '^=== flagsfirst: done ===' "$log"; then
-		record ok
-	else
-		record fail "$1: the guest never finished (timeout or panic); its last lines:"
-		tail -n 30 "$log" | sed 's/^/#   /'
-	fi
-	if grep -qE "$REPORTS" "$log"; then
-		record fail "$1: the kernel log has a report:"
-		grep -E -B 2 -A 20 "$REPORTS" "$log" | head -n 60 | sed 's/^/#   /'
-	else
-		record ok
-	fi
+	check_guest "$1" "$log"
 }
 
 # The debug job: every part leaves markers and "# <part>:" figure lines.
@@ -227,12 +233,7 @@ check_debug() {	# kver log
 	local log label p f s kp kf ioctls ops sites cycles leaks reports
 	log=$(clean_log "$2")
 	for label in $(sed -n 's/^=== flagsfirst: run \(.*\) ===$/\1/p' "$log"); do
-		count_run "$log" "$label"
-		read -r p f s <"$log.$label.counts"
-		passed=$((passed + p))
-		failed=$((failed + f))
-		skipped=$((skipped + s))
-		[ "$f" = 0 ] || echo "not ok - $1: $label failed"
+		count_run "$1" "$log" "$label"
 		case $label in
 		fuzz|stress|faults)
 			[ "$f" = 0 ] && record ok
@@ -266,19 +267,7 @@ check_debug() {	# kver log
 	else
 		record fail "$1: kmemleak: $leaks unreferenced objects"
 	fi
-	if grep -q '^=== flagsfirst: done ===' "$log"; then
-		record ok
-	else
-		record fail "$1: the guest never finished (timeout or panic); its last lines:"
-		tail -n 30 "$log" | sed 's/^/#   /'
-	fi
-	reports=$(grep -cE "$REPORTS" "$log" || true)
-	if [ "$reports" = 0 ]; then
-		record ok
-	else
-		record fail "$1: the kernel log has $reports report lines:"
-		grep -E -B 2 -A 20 "$REPORTS" "$log" | head -n 80 | sed 's/^/#   /'
-	fi
+	check_guest "$1" "$log"
 
 	ioctls=$(sed -n 's/^# fuzz: \([0-9]*\) ioctls.*/\1/p' "$log")
 	ops=$(sed -n 's/^# stress: \([0-9]*\) ops.*/\1/p' "$log")
