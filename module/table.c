@@ -328,7 +328,7 @@ int ff_table_set(struct ff_entry *new, u64 flags, u64 expect_seq)
 	if (!old && (flags & (FLAGSFIRST_SET_REPLACE | FLAGSFIRST_SET_IF_SEQ)))
 		goto out_unlock;
 	err = -ESTALE;
-	if ((flags & FLAGSFIRST_SET_IF_SEQ) && old->seq != expect_seq)
+	if (old && (flags & FLAGSFIRST_SET_IF_SEQ) && old->seq != expect_seq)
 		goto out_unlock;
 	if (old) {
 		err = ff_may_modify(old);
