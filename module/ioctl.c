@@ -371,16 +371,19 @@ static int ff_check_fields(const struct ff_op *op, const struct ff_op_abi *v,
 	return ff_copy_struct_to_user(uarg, usize, &fields, v->ksize);
 }
 
-/* A byte the module does not understand (a __reserved field) must be 0. */
+/*
+ * A bit the module does not understand (a __reserved field) must be 0.
+ * Word by word: every kernel struct is a multiple of 8 bytes.
+ */
 static bool ff_reserved_clear(const struct ff_op *op, size_t ksize,
 			      const union ff_args *args)
 {
-	const u8 *known = (const u8 *)op->fields;
-	const u8 *arg = (const u8 *)args;
+	const u64 *known = (const u64 *)op->fields;
+	const u64 *arg = (const u64 *)args;
 	size_t i;
 
-	for (i = sizeof(args->flags); i < ksize; i++)
-		if (!known[i] && arg[i])
+	for (i = 1; i < ksize / sizeof(u64); i++)
+		if (arg[i] & ~known[i])
 			return false;
 	return true;
 }
