@@ -52,17 +52,64 @@ struct ff_op {
 };
 
 /*
- * copy_struct_to_user() only arrived in 6.13: write what both sides know
- * and zero the caller's bytes beyond the kernel's struct.
+ * The caller's struct crosses the boundary on every call, so it is copied
+ * a u64 at a time in one user-access window: every struct size the module
+ * knows is a multiple of 8, and the destination is a union whose size the
+ * compiler knows, so copy_from_user()'s run-time object-size check
+ * (hardened usercopy) buys nothing here.  A size that is not a multiple of
+ * 8 (a caller's struct may be any size) takes copy_from_user().
  */
-static int ff_copy_struct_to_user(void __user *dst, size_t usize,
-				  const void *src, size_t ksize)
+static int ff_args_from_user(union ff_args *args, const void __user *uarg,
+			     size_t size)
 {
-	if (usize > ksize && clear_user(dst + ksize, usize - ksize))
+	const u64 __user *src = uarg;
+	u64 *dst = (u64 *)args;
+	size_t i;
+
+	if (size % sizeof(u64))
+		return copy_from_user(args, uarg, size) ? -EFAULT : 0;
+	if (!user_read_access_begin(src, size))
 		return -EFAULT;
-	if (copy_to_user(dst, src, min(usize, ksize)))
-		return -EFAULT;
+	for (i = 0; i < size / sizeof(u64); i++)
+		unsafe_get_user(dst[i], &src[i], efault);
+	user_read_access_end();
 	return 0;
+efault:
+	user_read_access_end();
+	return -EFAULT;
+}
+
+/*
+ * copy_struct_to_user() only arrived in 6.13: write what both sides know
+ * and zero the caller's bytes beyond the kernel's struct.  A u64 at a time,
+ * as ff_args_from_user(); the first word is @flags, so that CHECK_FIELDS
+ * can answer with a template of the other fields.
+ */
+static int ff_args_to_user(void __user *uarg, size_t usize, u64 flags,
+			   const union ff_args *args, size_t ksize)
+{
+	size_t size = min(usize, ksize), i;
+	const u64 *src = (const u64 *)args;
+	u64 __user *dst = uarg;
+
+	if (usize > ksize && clear_user(uarg + ksize, usize - ksize))
+		return -EFAULT;
+	if (size % sizeof(u64)) {
+		/* usize >= 16 (every size_ver0), so the flags word is there */
+		if (copy_to_user(uarg, args, size))
+			return -EFAULT;
+		return put_user(flags, dst);
+	}
+	if (!user_write_access_begin(dst, size))
+		return -EFAULT;
+	unsafe_put_user(flags, &dst[0], efault);
+	for (i = 1; i < size / sizeof(u64); i++)
+		unsafe_put_user(src[i], &dst[i], efault);
+	user_write_access_end();
+	return 0;
+efault:
+	user_write_access_end();
+	return -EFAULT;
 }
 
 /*
@@ -87,6 +134,19 @@ static int ff_copy_name(char *buf, __u64 uname, bool may_be_empty)
 	len = strncpy_from_user(buf, u64_to_user_ptr(uname),
 				FLAGSFIRST_NAME_MAX + 1);
 	return ff_name_len_check(len, may_be_empty);
+}
+
+/* A value GET copied to its stack buffer, in one user-access window. */
+static int ff_small_to_user(void __user *ubuf, const u8 *small, u32 len)
+{
+	if (!user_write_access_begin(ubuf, len))
+		return -EFAULT;
+	unsafe_copy_to_user(ubuf, small, len, efault);
+	user_write_access_end();
+	return 0;
+efault:
+	user_write_access_end();
+	return -EFAULT;
 }
 
 static bool ff_set_args_valid(const union ff_args *args, size_t usize)
@@ -157,8 +217,8 @@ static long ff_get(union ff_args *args, void __user *uarg, size_t usize)
 	/* A buffer size of 0 asks for the size only (getxattr). */
 	if (get->value_len && get->value_len < view.value_len)
 		err = -ERANGE;
-	else if (view.copied && copy_to_user(ubuf, small, view.value_len))
-		err = -EFAULT;
+	else if (view.copied)
+		err = ff_small_to_user(ubuf, small, view.value_len);
 	else if (view.ref && copy_to_user(ubuf, ff_entry_value(view.ref),
 					  view.value_len))
 		err = -EFAULT;
@@ -172,7 +232,7 @@ static long ff_get(union ff_args *args, void __user *uarg, size_t usize)
 	get->seq = view.seq;
 	get->owner_uid = from_kuid_munged(current_user_ns(), view.owner);
 	get->__reserved = 0;
-	if (ff_copy_struct_to_user(uarg, usize, get, sizeof(*get)))
+	if (ff_args_to_user(uarg, usize, get->flags, args, sizeof(*get)))
 		return -EFAULT;
 	return err;
 }
@@ -353,22 +413,21 @@ static void ff_assert_layouts(void)
 	BUILD_BUG_ON(sizeof(union ff_args) % sizeof(__u64));
 }
 
-/* The CHECK_FIELDS answer of @op as ABI @v has it, @v->ksize bytes. */
-static void ff_fields_fill(const struct ff_op *op, const struct ff_op_abi *v,
-			   union ff_args *out)
+/* The flags word of @op's CHECK_FIELDS answer, as ABI @v has it. */
+static u64 ff_fields_flags(const struct ff_op_abi *v)
 {
-	*out = *op->fields;
-	out->flags = v->flags | FLAGSFIRST_CHECK_FIELDS;
+	return v->flags | FLAGSFIRST_CHECK_FIELDS;
 }
 
-/* Discovery with no side effect: only the caller's struct is written. */
+/*
+ * Discovery with no side effect: only the caller's struct is written, with
+ * @op's template of the fields and the flags @v accepts.
+ */
 static int ff_check_fields(const struct ff_op *op, const struct ff_op_abi *v,
 			   void __user *uarg, size_t usize)
 {
-	union ff_args fields;
-
-	ff_fields_fill(op, v, &fields);
-	return ff_copy_struct_to_user(uarg, usize, &fields, v->ksize);
+	return ff_args_to_user(uarg, usize, ff_fields_flags(v), op->fields,
+			       v->ksize);
 }
 
 /*
@@ -446,8 +505,9 @@ long ff_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	 * answered without reading the caller's tail: what both sides know
 	 * (zero-extended, args being zeroed), then the tail must be zero.
 	 */
-	if (copy_from_user(&args, uarg, min(usize, v->ksize)))
-		return -EFAULT;
+	err = ff_args_from_user(&args, uarg, min(usize, v->ksize));
+	if (err)
+		return err;
 	if (args.flags == FLAGSFIRST_CHECK_FIELDS)
 		return ff_check_fields(op, v, uarg, usize);
 	if (usize > v->ksize) {

@@ -553,6 +553,9 @@ SIZE_CASE(bigger_struct_with_zero_tail_succeeds, variant->size + 8, 0, 0,
 SIZE_CASE(bigger_struct_with_non_zero_tail_fails_with_E2BIG,
 	  MAX(variant->size, kernel_size(self->fd, variant->nr)) + 8, 1,
 	  -E2BIG, false)
+/* Not a whole number of words: between ver0 and current, or a short tail. */
+SIZE_CASE(odd_size_struct_with_zero_tail_succeeds, variant->ver0 + 5, 0, 0,
+	  variant->changes_table)
 SIZE_CASE(page_size_struct_with_zero_tail_succeeds, PAGE, 0, 0,
 	  variant->changes_table)
 SIZE_CASE(page_size_struct_with_non_zero_tail_fails_with_E2BIG,
@@ -564,6 +567,13 @@ TEST_F(op, struct_ending_on_an_unmapped_page_fails_with_EFAULT)
 {
 	EXPECT_EQ(-EFAULT, call_sized(self->fd, variant, &self->n,
 				      variant->size, 0, 0, 1));
+	EXPECT_EQ(false, variant->happened(self->fd, &self->n));
+}
+
+TEST_F(op, odd_size_struct_ending_on_an_unmapped_page_fails_with_EFAULT)
+{
+	EXPECT_EQ(-EFAULT, call_sized(self->fd, variant, &self->n,
+				      variant->ver0 + 5, 0, 0, 1));
 	EXPECT_EQ(false, variant->happened(self->fd, &self->n));
 }
 
@@ -707,6 +717,44 @@ TEST_F(op, check_fields_at_ver0_size_writes_nothing_past_it)
 		EXPECT_EQ(expected | FLAGSFIRST_CHECK_FIELDS,
 			  flags & (expected | FLAGSFIRST_CHECK_FIELDS));
 	}
+}
+
+/* Part of a field, or a tail that is not a whole word: every byte, no more. */
+TEST_F(op, check_fields_at_an_odd_size_writes_exactly_its_bytes)
+{
+	size_t usize = variant->ver0 + 5, ksize, i, j, at;
+	unsigned char *buf = at_page_end(usize, 0), full[PAGE] = { 0 };
+	uint64_t flags, expected;
+	bool exact;
+
+	ASSERT_NE(NULL, buf);
+	exact = module_view(variant, &expected, &ksize);
+	if (!exact)
+		ksize = kernel_size(self->fd, variant->nr);
+	variant->fill(self->fd, &self->n, full, FLAGSFIRST_CHECK_FIELDS);
+	memcpy(buf, full, sizeof(flags));
+	memset(buf + sizeof(flags), POISON, usize - sizeof(flags));
+	/* at_page_end() makes any write past usize bytes fault. */
+	ASSERT_EQ(0, ff(self->fd, ff_cmd(variant->nr, usize), buf));
+
+	memcpy(&flags, buf, sizeof(flags));
+	if (exact) {
+		EXPECT_EQ(expected | FLAGSFIRST_CHECK_FIELDS, flags);
+	} else {
+		EXPECT_EQ(expected | FLAGSFIRST_CHECK_FIELDS,
+			  flags & (expected | FLAGSFIRST_CHECK_FIELDS));
+	}
+	for (i = 0; variant->fields[i].size; i++) {
+		for (j = 0; j < variant->fields[i].size; j++) {
+			at = variant->fields[i].offset + j;
+			if (at < usize && at < ksize)
+				EXPECT_EQ(0xff, buf[at]) TH_LOG("byte %zu", at);
+		}
+	}
+	for (i = ksize; i < usize; i++)
+		EXPECT_EQ(0, buf[i]) TH_LOG("tail byte %zu", i);
+	for (i = 0; i < usize; i++)
+		EXPECT_NE(POISON, buf[i]) TH_LOG("byte %zu left unwritten", i);
 }
 
 TEST_F(op, check_fields_changes_nothing_in_the_table)
