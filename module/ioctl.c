@@ -115,6 +115,8 @@ efault:
 /*
  * Copies a NUL-terminated name into @buf (FLAGSFIRST_NAME_MAX + 1 bytes).
  * Returns its length, or -ENOENT for an empty one unless @may_be_empty.
+ * Callers declare @buf __uninitialized: nothing past the NUL is ever read,
+ * so CONFIG_INIT_STACK_ALL_ZERO need not clear 256 bytes on every call.
  */
 static int ff_name_len_check(long len, bool may_be_empty)
 {
@@ -167,7 +169,7 @@ static bool ff_set_args_valid(const union ff_args *args, size_t usize)
 static long ff_set(union ff_args *args, void __user *uarg, size_t usize)
 {
 	const struct flagsfirst_set *set = &args->set;
-	char name[FLAGSFIRST_NAME_MAX + 1];
+	char name[FLAGSFIRST_NAME_MAX + 1] __uninitialized;
 	struct ff_entry *e;
 	int len, err;
 
@@ -201,9 +203,9 @@ err_free_entry:
 static long ff_get(union ff_args *args, void __user *uarg, size_t usize)
 {
 	struct flagsfirst_get *get = &args->get;
-	char name[FLAGSFIRST_NAME_MAX + 1];
+	char name[FLAGSFIRST_NAME_MAX + 1] __uninitialized;
 	void __user *ubuf = u64_to_user_ptr(get->value);
-	u8 small[FF_SMALL_VALUE];
+	u8 small[FF_SMALL_VALUE] __uninitialized;	/* up to view.value_len */
 	struct ff_view view;
 	int len, err;
 
@@ -241,7 +243,7 @@ static long ff_delete(union ff_args *args, void __user *uarg, size_t usize)
 {
 	const struct flagsfirst_delete *del = &args->del;
 	bool all = del->flags & FLAGSFIRST_DELETE_ALL;
-	char name[FLAGSFIRST_NAME_MAX + 1];
+	char name[FLAGSFIRST_NAME_MAX + 1] __uninitialized;
 	int len;
 
 	len = ff_copy_name(name, del->name, all);
@@ -264,8 +266,8 @@ static bool ff_rename_args_valid(const union ff_args *args, size_t usize)
 static long ff_rename(union ff_args *args, void __user *uarg, size_t usize)
 {
 	const struct flagsfirst_rename *rename = &args->rename;
-	char oldname[FLAGSFIRST_NAME_MAX + 1];
-	char newname[FLAGSFIRST_NAME_MAX + 1];
+	char oldname[FLAGSFIRST_NAME_MAX + 1] __uninitialized;
+	char newname[FLAGSFIRST_NAME_MAX + 1] __uninitialized;
 	int oldlen, newlen;
 
 	oldlen = ff_copy_name(oldname, rename->oldname, false);
