@@ -162,7 +162,8 @@ static void ff_replace_locked(struct ff_entry *old, struct ff_entry *new)
 
 /*
  * Reads the entry @name as one consistent snapshot, with no lock: under RCU,
- * retrying if a change of several entries was in flight.  A value the
+ * retrying if a change of several entries was in flight, or if the entry
+ * was replaced before a reference could be taken on it.  A value the
  * caller wants (@want is its buffer size) is copied into @small when it
  * fits (FF_SMALL_VALUE bytes), else the caller gets a reference.  Returns
  * 0 or -ENOENT.
@@ -193,7 +194,8 @@ int ff_table_read(const char *name, u32 name_len, u32 want, u8 *small,
 			} else if (refcount_inc_not_zero(&e->ref)) {
 				view->ref = e;
 			} else {
-				e = NULL;	/* it was just deleted */
+				/* replaced or deleted since the lookup: again */
+				continue;
 			}
 		}
 		if (!read_seqcount_retry(&ff_table.seqc, seq))

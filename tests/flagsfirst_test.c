@@ -1211,6 +1211,63 @@ TEST(get_with_bad_pointers_fails_with_EFAULT)
 	close(fd);
 }
 
+/*
+ * A name that SET keeps replacing exists at every instant: a GET racing
+ * with the replacement sees the old value or the new one, whole, and never
+ * ENOENT.  Small values are copied under RCU, large ones through a
+ * reference to the entry; both paths race here for a second each.
+ */
+TEST(get_sees_a_whole_value_and_never_enoent_while_set_replaces_it)
+{
+	static const size_t sizes[] = { 32, 200 };	/* FF_SMALL_VALUE is 64 */
+	char name[64], a[256], b[256], out[257];
+	struct flagsfirst_get g;
+	int fd = open_dev(), status;
+	size_t i;
+
+	ASSERT_LE(0, fd);
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		unsigned long reads = 0, missed = 0, torn = 0;
+		struct timespec end, now;
+		pid_t pid;
+
+		memset(a, 'a', sizes[i]);
+		memset(b, 'b', sizes[i]);
+		a[sizes[i]] = b[sizes[i]] = '\0';
+		ASSERT_EQ(0, set(fd, fresh(name, "race"), a, 0));
+		pid = fork();
+		ASSERT_LE(0, pid);
+		if (pid == 0) {
+			clock_gettime(CLOCK_MONOTONIC, &end);
+			end.tv_sec += 1;
+			do {
+				if (set(fd, name, b, 0) || set(fd, name, a, 0))
+					_exit(1);
+				clock_gettime(CLOCK_MONOTONIC, &now);
+			} while (now.tv_sec < end.tv_sec ||
+				 (now.tv_sec == end.tv_sec && now.tv_nsec < end.tv_nsec));
+			_exit(0);
+		}
+		do {
+			int ret = get(fd, name, out, sizeof(out), &g);
+
+			reads++;
+			if (ret == -ENOENT)
+				missed++;
+			else if (ret || (strcmp(out, a) && strcmp(out, b)))
+				torn++;
+		} while (waitpid(pid, &status, WNOHANG) == 0);
+		EXPECT_EQ(0, WIFEXITED(status) ? WEXITSTATUS(status) : -1)
+			TH_LOG("the writer failed, %zu-byte values", sizes[i]);
+		EXPECT_EQ(0, missed) TH_LOG("%lu of %lu GETs of %zu-byte values",
+					    missed, reads, sizes[i]);
+		EXPECT_EQ(0, torn) TH_LOG("%lu of %lu GETs of %zu-byte values",
+					  torn, reads, sizes[i]);
+		EXPECT_EQ(0, del(fd, name, 0));
+	}
+	close(fd);
+}
+
 /* DELETE */
 
 TEST(delete_removes_an_entry_then_fails_with_ENOENT)
