@@ -446,6 +446,7 @@ static int fuzz(int argc, char **argv)
 #define THREADS		8
 #define SHARED		12	/* names every op plays with */
 #define EXCHANGED	8	/* names only EXCHANGE touches */
+#define BIG		100	/* a value GET reads by reference, not under RCU */
 
 static atomic_bool stop;
 static atomic_ulong total_ops;
@@ -469,6 +470,44 @@ struct worker {
 	char failure[160];
 };
 
+/*
+ * The value exchanged name i starts with: "v" and digit i, then for odd i
+ * the digit again up to BIG bytes.  Returns its length.
+ */
+static size_t xvalue(unsigned int i, char *out)
+{
+	size_t len = i % 2 ? BIG : 2;
+
+	out[0] = 'v';
+	memset(out + 1, '0' + i, len - 1);
+	out[len] = '\0';
+	return len;
+}
+
+/* Which exchanged value @buf holds, whole, or -1. */
+static int xvalue_of(const char *buf, size_t len)
+{
+	char want[BIG + 1];
+	int i = buf[0] == 'v' ? buf[1] - '0' : -1;
+
+	if (i < 0 || i >= EXCHANGED || len != xvalue(i, want))
+		return -1;
+	return memcmp(buf, want, len) ? -1 : i;
+}
+
+/* A shared name holds "value" or BIG bytes of 'L', whole. */
+static bool shared_value_ok(const char *buf, size_t len)
+{
+	size_t i;
+
+	if (len == 5)
+		return !memcmp(buf, "value", 5);
+	for (i = 0; i < len; i++)
+		if (buf[i] != 'L')
+			return false;
+	return len == BIG;
+}
+
 static uint64_t wrnd(struct worker *w)
 {
 	w->rng ^= w->rng >> 12;
@@ -488,9 +527,12 @@ static void name_of(char *buf, unsigned int i)
 static void *stress_worker(void *arg)
 {
 	struct worker *w = arg;
-	char a[16], b[16], buf[64];
+	char a[16], b[16], buf[256], big[BIG + 1];
 	struct flagsfirst_get g;
 	unsigned long ops = 0;
+
+	memset(big, 'L', BIG);
+	big[BIG] = '\0';
 
 	while (!atomic_load(&stop) && !w->failure[0]) {
 		unsigned int i = wrnd(w) % (SHARED + EXCHANGED);
@@ -508,7 +550,7 @@ static void *stress_worker(void *arg)
 		name_of(b, j);
 		switch (op) {
 		case 0:
-			ret = set(a, "value", wrnd(w) % 3 == 0 ?
+			ret = set(a, wrnd(w) % 2 ? "value" : big, wrnd(w) % 3 == 0 ?
 				  FLAGSFIRST_SET_NOREPLACE : 0);
 			break;
 		case 1:
@@ -519,10 +561,12 @@ static void *stress_worker(void *arg)
 					 a, w->last_seq[i], (unsigned long long)g.seq);
 			if (!ret)
 				w->last_seq[i] = g.seq;
-			if (!ret && i >= SHARED &&
-			    (g.value_len != 2 || buf[0] != 'v'))
+			if (!ret && i >= SHARED && xvalue_of(buf, g.value_len) < 0)
 				snprintf(w->failure, sizeof(w->failure),
 					 "%s holds a value EXCHANGE never put there", a);
+			if (!ret && i < SHARED && !shared_value_ok(buf, g.value_len))
+				snprintf(w->failure, sizeof(w->failure),
+					 "%s holds a torn value (%u bytes)", a, g.value_len);
 			break;
 		case 2: {
 			struct flagsfirst_delete d = { .name = ptr(a) };
@@ -599,7 +643,7 @@ static void *stress_watcher(void *arg)
 static int stress(int argc, char **argv)
 {
 	struct worker workers[THREADS] = { 0 };
-	char name[16], buf[64], seen[EXCHANGED] = { 0 };
+	char name[16], buf[256], seen[EXCHANGED] = { 0 };
 	struct flagsfirst_get g;
 	int seconds = 20, opt, i;
 
@@ -610,8 +654,9 @@ static int stress(int argc, char **argv)
 	}
 	del_all();
 	for (i = 0; i < EXCHANGED; i++) {
-		char value[3] = { 'v', (char)('0' + i), 0 };
+		char value[BIG + 1];
 
+		xvalue(i, value);
 		name_of(name, SHARED + i);
 		if (set(name, value, 0))
 			die("set %s", name);
@@ -631,11 +676,16 @@ static int stress(int argc, char **argv)
 	}
 	/* The exchanged set still holds each value exactly once. */
 	for (i = 0; i < EXCHANGED; i++) {
+		int held;
+
 		name_of(name, SHARED + i);
-		if (get(name, buf, sizeof(buf) - 1, &g) || g.value_len != 2)
-			die("%s is gone or changed size", name);
-		if (seen[buf[1] - '0']++)
-			die("value %c2 is held twice after the exchanges", buf[1]);
+		if (get(name, buf, sizeof(buf) - 1, &g))
+			die("%s is gone", name);
+		held = xvalue_of(buf, g.value_len);
+		if (held < 0)
+			die("%s holds a value EXCHANGE never put there", name);
+		if (seen[held]++)
+			die("value %d is held twice after the exchanges", held);
 	}
 	printf("# stress: %lu ops in %d s by %d threads (one watching); seq never "
 	       "went back, records in order, %d exchanged values conserved\n",
