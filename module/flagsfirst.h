@@ -11,23 +11,48 @@
 #include <linux/uidgid.h>
 
 /*
- * An entry never changes once it is in the table: every change publishes a
- * new entry in place of the old one, so an RCU reader that found an entry
- * sees all of it, consistently, without a lock.
+ * What a name holds: a value with its owner and attributes.  It never
+ * changes once published.  Its bytes live in the allocation of the entry
+ * created with it (its home, see ff_value_home()), but it can move to
+ * another entry: EXCHANGE swaps two entries' values, RENAME hands one to
+ * the entry of the new name.  Neither allocates or copies.
+ */
+struct ff_value {
+	kuid_t owner;
+	u32 attrs;			/* FLAGSFIRST_ATTR_* */
+	u32 len;
+};
+
+/*
+ * A name in the table and the value it holds.  Changing a value publishes
+ * a new entry in its place, so an RCU reader that found an entry sees a
+ * consistent one without a lock; only EXCHANGE changes an entry in place
+ * (@val and @seq), inside the table's seqcount, which sends a reader that
+ * overlapped it round again.
+ *
+ * @ref keeps the allocation, and with it @own's bytes: one for being in
+ * the table, one for each entry whose @val is @own (itself, or another
+ * after EXCHANGE or RENAME), one per reader holding the value.
  */
 struct ff_entry {
 	struct rhash_head node;		/* in ff_table.ht */
 	struct list_head list;		/* in ff_table.entries */
 	struct rcu_head rcu;
-	refcount_t ref;			/* the table's, plus one per reader */
-	kuid_t owner;
-	u32 attrs;			/* FLAGSFIRST_ATTR_* */
 	u64 seq;
-	u32 value_len;
+	struct ff_value __rcu *val;	/* &own, or another entry's own */
+	refcount_t ref;
 	u32 name_len;
-	char name[];			/* name_len bytes and a NUL, then the value */
+	struct ff_value own;		/* len 0 if the entry never had a value */
+	char name[];			/* name_len bytes and a NUL, then own's bytes */
 };
 
+/* The entry whose allocation holds @v's bytes. */
+static inline struct ff_entry *ff_value_home(const struct ff_value *v)
+{
+	return container_of(v, struct ff_entry, own);
+}
+
+/* The bytes of @e's own value. */
 static inline u8 *ff_entry_value(struct ff_entry *e)
 {
 	return (u8 *)e->name + e->name_len + 1;
@@ -45,8 +70,8 @@ static inline u8 *ff_entry_value(struct ff_entry *e)
 
 /*
  * What ff_table_read() saw of an entry.  The value is in the caller's
- * small buffer, or reachable through @ref (a reference to put), or was not
- * wanted (a size query, or a buffer too small).
+ * small buffer, or is @ref's own (a reference to put), or was not wanted
+ * (a size query, or a buffer too small).
  */
 struct ff_view {
 	u64 seq;

@@ -25,12 +25,13 @@ struct ff_quota {
 };
 
 /*
- * Readers (GET) take no lock: they look an entry up under RCU and take a
- * reference.  Writers serialise on @lock and tell the watchers under it,
- * so events queue in the order the changes took effect.  A change that
- * touches one entry is a single pointer swap; one that touches several
- * (RENAME, EXCHANGE, DELETE_ALL) is also wrapped in @seqc, so that a reader
- * never sees half of it: it retries its lookup instead.
+ * Readers (GET) take no lock: they look an entry up under RCU, copy a small
+ * value there and take a reference for a big one.  Writers serialise on
+ * @lock and tell the watchers under it, so events queue in the order the
+ * changes took effect.  A change that touches one entry is a single
+ * pointer swap; one that touches several (RENAME, EXCHANGE, DELETE_ALL) is
+ * also wrapped in @seqc, so that a reader never sees half of it: it
+ * retries its lookup instead.
  */
 struct ff_table {
 	struct mutex lock;		/* serialises writers */
@@ -40,7 +41,7 @@ struct ff_table {
 	u64 seq;			/* lock: the last seq handed out */
 	unsigned int nr_entries;	/* lock */
 	size_t nr_bytes;		/* lock: names and values */
-	size_t nr_mem;			/* lock: what the entries take in slab */
+	atomic_long_t nr_mem;		/* what the entries take in slab */
 	DECLARE_HASHTABLE(quotas, 6);	/* lock: struct ff_quota by uid */
 	struct list_head watches;	/* lock: watchers (watch.c) */
 };
@@ -82,23 +83,39 @@ static const struct rhashtable_params ff_ht_params = {
 	.automatic_shrinking = true,
 };
 
-static size_t ff_entry_bytes(const struct ff_entry *e)
+/* @e's value, for a writer (which holds the lock). */
+static struct ff_value *ff_val(const struct ff_entry *e)
 {
-	return e->name_len + e->value_len;
+	return rcu_dereference_protected(e->val,
+					 lockdep_is_held(&ff_table.lock));
 }
 
+/* What @e counts against max_bytes: its name and the value it holds. */
+static size_t ff_entry_bytes(const struct ff_entry *e)
+{
+	return e->name_len + ff_val(e)->len;
+}
+
+/*
+ * name[] begins at its offset, inside the padding that rounds sizeof(struct
+ * ff_entry) up to 8 bytes: struct_size() would count those bytes again.
+ * Both lengths are bounded (FLAGSFIRST_NAME_MAX, FLAGSFIRST_VALUE_MAX).
+ */
 static size_t ff_entry_size(u32 name_len, u32 value_len)
 {
-	return struct_size_t(struct ff_entry, name, name_len + 1 + value_len);
+	return offsetof(struct ff_entry, name) + name_len + 1 + value_len;
 }
 
 /* What an entry really takes, kmalloc's rounding included. */
 static size_t ff_entry_mem(const struct ff_entry *e)
 {
-	return kmalloc_size_roundup(ff_entry_size(e->name_len, e->value_len));
+	return kmalloc_size_roundup(ff_entry_size(e->name_len, e->own.len));
 }
 
-/* The value is left for the caller to fill. */
+/*
+ * An entry named @name holding a new value of @value_len bytes, its own,
+ * which the caller fills: one reference for the table, one for @val.
+ */
 struct ff_entry *ff_entry_alloc(const char *name, u32 name_len, u32 value_len)
 {
 	struct ff_entry *e;
@@ -106,41 +123,60 @@ struct ff_entry *ff_entry_alloc(const char *name, u32 name_len, u32 value_len)
 	e = kmalloc(ff_entry_size(name_len, value_len), GFP_KERNEL_ACCOUNT);
 	if (!e)
 		return NULL;
-	refcount_set(&e->ref, 1);
-	e->owner = GLOBAL_ROOT_UID;
-	e->attrs = 0;
+	refcount_set(&e->ref, 2);
 	e->seq = 0;
-	e->value_len = value_len;
+	e->own.owner = GLOBAL_ROOT_UID;
+	e->own.attrs = 0;
+	e->own.len = value_len;
+	RCU_INIT_POINTER(e->val, &e->own);
 	e->name_len = name_len;
 	memcpy(e->name, name, name_len);
 	e->name[name_len] = '\0';
+	atomic_long_add(ff_entry_mem(e), &ff_table.nr_mem);
 	return e;
 }
 
 /* Frees an entry that was never published. */
 void ff_entry_free(struct ff_entry *e)
 {
+	atomic_long_sub(ff_entry_mem(e), &ff_table.nr_mem);
 	kfree(e);
 }
 
 void ff_entry_put(struct ff_entry *e)
 {
-	if (refcount_dec_and_test(&e->ref))
+	if (refcount_dec_and_test(&e->ref)) {
+		atomic_long_sub(ff_entry_mem(e), &ff_table.nr_mem);
 		kfree_rcu(e, rcu);
+	}
 }
 
-/* A new entry named @name with the value, owner and attributes of @src. */
-static struct ff_entry *ff_entry_move(struct ff_entry *src,
-				      const char *name, u32 name_len)
+/*
+ * Lets go of @e once it is out of the table: its table reference and the
+ * one it holds on its value's home.
+ */
+static void ff_entry_retire(struct ff_entry *e, struct ff_value *val)
+{
+	struct ff_entry *home = ff_value_home(val);
+
+	ff_entry_put(e);
+	ff_entry_put(home);
+}
+
+/*
+ * A new entry named @name that takes over @val, with the reference on
+ * @val's home that went with it: RENAME moves a value without a copy.
+ */
+static struct ff_entry *ff_entry_adopt(const char *name, u32 name_len,
+				       struct ff_value *val)
 {
 	struct ff_entry *e;
 
-	e = ff_entry_alloc(name, name_len, src->value_len);
+	e = ff_entry_alloc(name, name_len, 0);
 	if (!e)
 		return NULL;
-	memcpy(ff_entry_value(e), ff_entry_value(src), src->value_len);
-	e->owner = src->owner;
-	e->attrs = src->attrs;
+	RCU_INIT_POINTER(e->val, val);
+	refcount_set(&e->ref, 1);	/* its own (empty) value is nobody's */
 	return e;
 }
 
@@ -172,7 +208,8 @@ int ff_table_read(const char *name, u32 name_len, u32 want, u8 *small,
 		  struct ff_view *view)
 {
 	struct ff_key key = { .name = name, .len = name_len };
-	struct ff_entry *e;
+	const struct ff_value *v = NULL;
+	struct ff_entry *e, *home = NULL;
 	unsigned int seq;
 
 	rcu_read_lock();
@@ -182,17 +219,19 @@ int ff_table_read(const char *name, u32 name_len, u32 want, u8 *small,
 		view->ref = NULL;
 		view->copied = false;
 		if (e) {
-			view->seq = e->seq;
-			view->owner = e->owner;
-			view->attrs = e->attrs;
-			view->value_len = e->value_len;
+			v = rcu_dereference(e->val);
+			home = ff_value_home(v);
+			view->seq = READ_ONCE(e->seq);
+			view->owner = v->owner;
+			view->attrs = v->attrs;
+			view->value_len = v->len;
 		}
-		if (e && want && want >= e->value_len) {
-			if (e->value_len <= FF_SMALL_VALUE) {
-				memcpy(small, ff_entry_value(e), e->value_len);
+		if (e && want && want >= v->len) {
+			if (v->len <= FF_SMALL_VALUE) {
+				memcpy(small, ff_entry_value(home), v->len);
 				view->copied = true;
-			} else if (refcount_inc_not_zero(&e->ref)) {
-				view->ref = e;
+			} else if (refcount_inc_not_zero(&home->ref)) {
+				view->ref = home;
 			} else {
 				/* replaced or deleted since the lookup: again */
 				continue;
@@ -210,9 +249,11 @@ int ff_table_read(const char *name, u32 name_len, u32 want, u8 *small,
 /* Immutable entries are EPERM even for root, as with chattr +i. */
 static int ff_may_modify(const struct ff_entry *e)
 {
-	if (e->attrs & FLAGSFIRST_ATTR_IMMUTABLE)
+	const struct ff_value *v = ff_val(e);
+
+	if (v->attrs & FLAGSFIRST_ATTR_IMMUTABLE)
 		return -EPERM;
-	if (uid_eq(e->owner, current_fsuid()) || capable(CAP_FOWNER))
+	if (uid_eq(v->owner, current_fsuid()) || capable(CAP_FOWNER))
 		return 0;
 	return -EPERM;
 }
@@ -246,8 +287,7 @@ static void ff_account_remove(struct ff_entry *old)
 	list_del(&old->list);
 	ff_table.nr_entries--;
 	ff_table.nr_bytes -= ff_entry_bytes(old);
-	ff_table.nr_mem -= ff_entry_mem(old);
-	ff_quota_uncharge(old->owner);
+	ff_quota_uncharge(ff_val(old)->owner);
 }
 
 /*
@@ -259,8 +299,6 @@ static void ff_account_replace(struct ff_entry *old, struct ff_entry *new)
 	list_replace(&old->list, &new->list);
 	ff_table.nr_bytes += ff_entry_bytes(new);
 	ff_table.nr_bytes -= ff_entry_bytes(old);
-	ff_table.nr_mem += ff_entry_mem(new);
-	ff_table.nr_mem -= ff_entry_mem(old);
 }
 
 static bool ff_bytes_fit(size_t add, size_t sub)
@@ -278,7 +316,7 @@ static int ff_insert_locked(struct ff_entry *new)
 		return -ENOSPC;
 	if (!ff_bytes_fit(ff_entry_bytes(new), 0))
 		return -ENOSPC;
-	q = ff_quota_find(new->owner);
+	q = ff_quota_find(new->own.owner);
 	if (q && q->count >= READ_ONCE(ff_max_entries_per_uid) &&
 	    !capable(CAP_SYS_RESOURCE))
 		return -EDQUOT;
@@ -286,7 +324,7 @@ static int ff_insert_locked(struct ff_entry *new)
 		new_q = kzalloc(sizeof(*new_q), GFP_KERNEL_ACCOUNT);
 		if (!new_q)
 			return -ENOMEM;
-		new_q->uid = new->owner;
+		new_q->uid = new->own.owner;
 		q = new_q;
 	}
 
@@ -303,7 +341,6 @@ static int ff_insert_locked(struct ff_entry *new)
 	list_add_tail(&new->list, &ff_table.entries);
 	ff_table.nr_entries++;
 	ff_table.nr_bytes += ff_entry_bytes(new);
-	ff_table.nr_mem += ff_entry_mem(new);
 	ff_table.seq++;
 	ff_notify(&ff_table.watches, FLAGSFIRST_EVENT_SET, new->seq,
 		  new->name, new->name_len, NULL, 0);
@@ -319,6 +356,7 @@ static int ff_insert_locked(struct ff_entry *new)
 int ff_table_set(struct ff_entry *new, u64 flags, u64 expect_seq)
 {
 	struct ff_entry *old;
+	struct ff_value *oldval;
 	int err;
 
 	mutex_lock(&ff_table.lock);
@@ -339,10 +377,10 @@ int ff_table_set(struct ff_entry *new, u64 flags, u64 expect_seq)
 	}
 
 	if (flags & FLAGSFIRST_SET_IMMUTABLE)
-		new->attrs |= FLAGSFIRST_ATTR_IMMUTABLE;
+		new->own.attrs |= FLAGSFIRST_ATTR_IMMUTABLE;
 
 	if (!old) {
-		new->owner = current_fsuid();
+		new->own.owner = current_fsuid();
 		err = ff_insert_locked(new);
 		goto out_unlock;
 	}
@@ -350,14 +388,15 @@ int ff_table_set(struct ff_entry *new, u64 flags, u64 expect_seq)
 	err = -ENOSPC;
 	if (!ff_bytes_fit(ff_entry_bytes(new), ff_entry_bytes(old)))
 		goto out_unlock;
-	new->owner = old->owner;
+	oldval = ff_val(old);
+	new->own.owner = oldval->owner;
 	new->seq = ++ff_table.seq;
 	ff_replace_locked(old, new);
 	ff_account_replace(old, new);
 	ff_notify(&ff_table.watches, FLAGSFIRST_EVENT_SET, new->seq,
 		  new->name, new->name_len, NULL, 0);
 	mutex_unlock(&ff_table.lock);
-	ff_entry_put(old);
+	ff_entry_retire(old, oldval);
 	return 0;
 
 out_unlock:
@@ -368,6 +407,7 @@ out_unlock:
 int ff_table_delete(const char *name, u32 name_len)
 {
 	struct ff_entry *old;
+	struct ff_value *oldval;
 	int err;
 
 	mutex_lock(&ff_table.lock);
@@ -378,13 +418,14 @@ int ff_table_delete(const char *name, u32 name_len)
 	err = ff_may_modify(old);
 	if (err)
 		goto out_unlock;
+	oldval = ff_val(old);
 	rhashtable_remove_fast(&ff_table.ht, &old->node, ff_ht_params);
 	ff_account_remove(old);
 	/* A deletion takes a seq too, to order it among the changes. */
 	ff_notify(&ff_table.watches, FLAGSFIRST_EVENT_DELETE, ++ff_table.seq,
 		  old->name, old->name_len, NULL, 0);
 	mutex_unlock(&ff_table.lock);
-	ff_entry_put(old);
+	ff_entry_retire(old, oldval);
 	return 0;
 
 out_unlock:
@@ -405,9 +446,11 @@ long ff_table_delete_all(void)
 	mutex_lock(&ff_table.lock);
 	write_seqcount_begin(&ff_table.seqc);
 	list_for_each_entry_safe(e, tmp, &ff_table.entries, list) {
-		if (e->attrs & FLAGSFIRST_ATTR_IMMUTABLE)
+		const struct ff_value *v = ff_val(e);
+
+		if (v->attrs & FLAGSFIRST_ATTR_IMMUTABLE)
 			continue;
-		if (!uid_eq(e->owner, current_fsuid()) &&
+		if (!uid_eq(v->owner, current_fsuid()) &&
 		    !ns_capable_noaudit(&init_user_ns, CAP_FOWNER))
 			continue;
 		rhashtable_remove_fast(&ff_table.ht, &e->node, ff_ht_params);
@@ -422,49 +465,49 @@ long ff_table_delete_all(void)
 			  ++ff_table.seq, e->name, e->name_len, NULL, 0);
 	mutex_unlock(&ff_table.lock);
 
+	/* Out of the table, so no writer changes their values any more. */
 	list_for_each_entry_safe(e, tmp, &doomed, list)
-		ff_entry_put(e);
+		ff_entry_retire(e, rcu_dereference_protected(e->val, true));
 	return count;
 }
 
-/* Swaps two entries' contents; names stay, both take one new seq. */
-static int ff_exchange_locked(struct ff_entry *a, struct ff_entry *b)
+/*
+ * Swaps two entries' values (owners and attributes go with them); the
+ * names stay and both take one new seq.  Nothing is allocated or copied,
+ * so it cannot fail; a reader that overlaps it sees the seqcount move and
+ * looks again.
+ */
+static void ff_exchange_locked(struct ff_entry *a, struct ff_entry *b)
 {
-	struct ff_entry *na, *nb;
+	struct ff_value *va = ff_val(a), *vb = ff_val(b);
+	u64 seq = ++ff_table.seq;
 
-	na = ff_entry_move(b, a->name, a->name_len);
-	if (!na)
-		return -ENOMEM;
-	nb = ff_entry_move(a, b->name, b->name_len);
-	if (!nb) {
-		ff_entry_free(na);
-		return -ENOMEM;
-	}
-	/* Names stay, values and owners trade places: no count changes. */
-	na->seq = ++ff_table.seq;
-	nb->seq = na->seq;
 	write_seqcount_begin(&ff_table.seqc);
-	ff_replace_locked(a, na);
-	ff_replace_locked(b, nb);
+	rcu_assign_pointer(a->val, vb);
+	rcu_assign_pointer(b->val, va);
+	WRITE_ONCE(a->seq, seq);
+	WRITE_ONCE(b->seq, seq);
 	write_seqcount_end(&ff_table.seqc);
-	list_replace(&a->list, &na->list);
-	list_replace(&b->list, &nb->list);
-	ff_notify(&ff_table.watches, FLAGSFIRST_EVENT_EXCHANGE, na->seq,
+	/* The bytes of names and values, and the owners' counts, are as before. */
+	ff_notify(&ff_table.watches, FLAGSFIRST_EVENT_EXCHANGE, seq,
 		  a->name, a->name_len, b->name, b->name_len);
-	return 0;
 }
 
-/* Moves @old to @newname, replacing @target if there is one. */
+/*
+ * Moves @old's value to a new entry named @newname, replacing @target if
+ * there is one.  The value is not copied: the new entry takes it over.
+ */
 static int ff_move_locked(struct ff_entry *old, struct ff_entry *target,
 			  const char *newname, u32 newlen)
 {
 	size_t sub = ff_entry_bytes(old) + (target ? ff_entry_bytes(target) : 0);
+	struct ff_value *val = ff_val(old);
 	struct ff_entry *new;
 	int err = 0;
 
-	if (!ff_bytes_fit(newlen + old->value_len, sub))
+	if (!ff_bytes_fit(newlen + val->len, sub))
 		return -ENOSPC;
-	new = ff_entry_move(old, newname, newlen);
+	new = ff_entry_adopt(newname, newlen, val);
 	if (!new)
 		return -ENOMEM;
 	new->seq = ff_table.seq + 1;
@@ -495,6 +538,7 @@ static int ff_move_locked(struct ff_entry *old, struct ff_entry *target,
 int ff_table_rename(const char *oldname, u32 oldlen,
 		    const char *newname, u32 newlen, u64 flags)
 {
+	struct ff_value *targetval = NULL;
 	struct ff_entry *old, *target;
 	int err;
 
@@ -517,15 +561,19 @@ int ff_table_rename(const char *oldname, u32 oldlen,
 	if (err)
 		goto out_unlock;
 
-	if (flags & FLAGSFIRST_RENAME_EXCHANGE)
-		err = ff_exchange_locked(old, target);
-	else
-		err = ff_move_locked(old, target, newname, newlen);
+	if (flags & FLAGSFIRST_RENAME_EXCHANGE) {
+		ff_exchange_locked(old, target);
+		goto out_unlock;
+	}
+	if (target)
+		targetval = ff_val(target);
+	err = ff_move_locked(old, target, newname, newlen);
 	mutex_unlock(&ff_table.lock);
 	if (!err) {
+		/* @old's value went to the new entry, with its reference */
 		ff_entry_put(old);
 		if (target)
-			ff_entry_put(target);
+			ff_entry_retire(target, targetval);
 	}
 	return err;
 
@@ -561,9 +609,9 @@ static int ff_stats_show(struct seq_file *m, void *unused)
 	buckets = rcu_dereference(ff_table.ht.tbl)->size;
 	rcu_read_unlock();
 	/* memory: the entries' slab objects and the hash table's buckets */
-	seq_printf(m, "entries %u\nbytes %zu\nseq %llu\nuids %u\nmemory %zu\n",
+	seq_printf(m, "entries %u\nbytes %zu\nseq %llu\nuids %u\nmemory %lu\n",
 		   ff_table.nr_entries, ff_table.nr_bytes, ff_table.seq, uids,
-		   ff_table.nr_mem + buckets * sizeof(void *));
+		   atomic_long_read(&ff_table.nr_mem) + buckets * sizeof(void *));
 	mutex_unlock(&ff_table.lock);
 	return 0;
 }
@@ -594,7 +642,7 @@ void ff_table_destroy(void)
 
 	rhashtable_destroy(&ff_table.ht);
 	list_for_each_entry_safe(e, tmp, &ff_table.entries, list)
-		ff_entry_put(e);
+		ff_entry_retire(e, rcu_dereference_protected(e->val, true));
 	hash_for_each_safe(ff_table.quotas, bkt, n, q, node)
 		kfree(q);
 	/* kfree_rcu() callbacks need no module code: no rcu_barrier() */

@@ -1400,6 +1400,56 @@ TEST(rename_exchange_swaps_two_entries_atomically)
 	close(fd);
 }
 
+/*
+ * EXCHANGE and RENAME hand values from entry to entry without copying
+ * them, so a value can outlive the entry it was created with.  Each step
+ * reads every value back, small (copied under RCU) and big (by reference).
+ */
+TEST(values_survive_exchanges_renames_and_the_loss_of_their_first_names)
+{
+	static const size_t sizes[] = { 8, 200 };	/* FF_SMALL_VALUE is 64 */
+	char a[64], b[64], c[64], va[256], vb[256], buf[257];
+	struct flagsfirst_get g;
+	int fd = open_dev();
+	size_t i;
+
+	ASSERT_LE(0, fd);
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		memset(va, 'a', sizes[i]);
+		memset(vb, 'b', sizes[i]);
+		va[sizes[i]] = vb[sizes[i]] = '\0';
+		ASSERT_EQ(0, set(fd, fresh(a, "life"), va, 0));
+		ASSERT_EQ(0, set(fd, fresh(b, "life"), vb, 0));
+		fresh(c, "life");
+
+		ASSERT_EQ(0, ren(fd, a, b, FLAGSFIRST_RENAME_EXCHANGE));
+		/* a holds b's value, b holds a's; a goes, b keeps a's value */
+		EXPECT_EQ(0, del(fd, a, 0));
+		ASSERT_EQ(0, get(fd, b, buf, sizeof(buf), &g));
+		EXPECT_STREQ(va, buf) TH_LOG("%zu bytes", sizes[i]);
+		/* ... and hands it on to c */
+		ASSERT_EQ(0, ren(fd, b, c, 0));
+		ASSERT_EQ(0, get(fd, c, buf, sizeof(buf), &g));
+		EXPECT_STREQ(va, buf) TH_LOG("%zu bytes", sizes[i]);
+		EXPECT_EQ(false, exists(fd, b));
+		/* exchange it back and forth with a new b, then replace both */
+		ASSERT_EQ(0, set(fd, b, vb, 0));
+		ASSERT_EQ(0, ren(fd, b, c, FLAGSFIRST_RENAME_EXCHANGE));
+		ASSERT_EQ(0, ren(fd, c, b, FLAGSFIRST_RENAME_EXCHANGE));
+		ASSERT_EQ(0, get(fd, b, buf, sizeof(buf), &g));
+		EXPECT_STREQ(vb, buf) TH_LOG("%zu bytes", sizes[i]);
+		ASSERT_EQ(0, get(fd, c, buf, sizeof(buf), &g));
+		EXPECT_STREQ(va, buf) TH_LOG("%zu bytes", sizes[i]);
+		ASSERT_EQ(0, set(fd, c, vb, 0));
+		ASSERT_EQ(0, ren(fd, c, b, 0));
+		ASSERT_EQ(0, get(fd, b, buf, sizeof(buf), &g));
+		EXPECT_STREQ(vb, buf) TH_LOG("%zu bytes", sizes[i]);
+		EXPECT_EQ(0, del(fd, b, 0));
+		EXPECT_EQ(false, exists(fd, c));
+	}
+	close(fd);
+}
+
 TEST(rename_exchange_with_a_missing_name_fails_with_ENOENT)
 {
 	char a[64], b[64];
