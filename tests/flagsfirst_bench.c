@@ -26,7 +26,7 @@
 
 #include <linux/flagsfirst.h>
 
-#define REPS		11
+#define REPS		21
 #define MAX_FNS		16
 #define STATS		"/sys/kernel/debug/flagsfirst/stats"
 #define STR(x)		#x
@@ -61,7 +61,7 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Calls of @fn that take about 20 ms. */
+/* Calls of @fn that take about 10 ms. */
 static uint64_t batch_for(void (*fn)(void))
 {
 	uint64_t t, n = 1;
@@ -75,7 +75,7 @@ static uint64_t batch_for(void (*fn)(void))
 			break;
 		n *= 2;
 	}
-	return n * 20000000 / (t ? t : 1) + 1;
+	return n * 10000000 / (t ? t : 1) + 1;
 }
 
 static double median(double *v, int n)
@@ -84,17 +84,33 @@ static double median(double *v, int n)
 	return v[n / 2];
 }
 
-/* ns per call of each function, one row per function, one column per rep */
-typedef double samples_t[MAX_FNS][REPS];
+/* ns per call of each function (rows) in each repetition (columns) */
+struct samples {
+	double ns[MAX_FNS][REPS];
+	double floor[MAX_FNS][REPS];	/* the floor's batch just before */
+};
+
+/* ns per call of @n calls of @fn in a row. */
+static double run_batch(void (*fn)(void), uint64_t n)
+{
+	uint64_t t = now_ns();
+
+	for (uint64_t i = 0; i < n; i++)
+		fn();
+	return (double)(now_ns() - t) / n;
+}
 
 /*
- * ns per call of each of @fns, side by side: every repetition runs a batch
- * of each in turn, starting one further each time so that none always
- * follows the same neighbour (and pays for its RCU callbacks).
+ * ns per call of each of @fns, side by side, @fns[0] being the floor:
+ * every repetition runs a batch of each in turn, starting one further each
+ * time so that none always follows the same neighbour (and pays for its
+ * RCU callbacks), and each right after a batch of the floor.  The host
+ * (TCG on a shared machine) changes speed within a second; a batch and the
+ * floor's just before it are 10 ms apart.
  */
-static void measure_all(void (*const fns[])(void), int n, samples_t per)
+static void measure_all(void (*const fns[])(void), int n, struct samples *s)
 {
-	uint64_t batch[MAX_FNS], t;
+	uint64_t batch[MAX_FNS];
 	int f, r;
 
 	for (f = 0; f < n; f++)
@@ -102,35 +118,39 @@ static void measure_all(void (*const fns[])(void), int n, samples_t per)
 	for (r = 0; r < REPS; r++) {
 		for (int k = 0; k < n; k++) {
 			f = (k + r) % n;
-			t = now_ns();
-			for (uint64_t i = 0; i < batch[f]; i++)
-				fns[f]();
-			per[f][r] = (double)(now_ns() - t) / batch[f];
+			s->floor[f][r] = run_batch(fns[0], batch[0]);
+			s->ns[f][r] = run_batch(fns[f], batch[f]);
 		}
 	}
 }
 
 /* The median ns per call of row @f. */
-static double ns_of(samples_t per, int f)
+static double ns_of(const struct samples *s, int f)
 {
 	double v[REPS];
 
-	memcpy(v, per[f], sizeof(v));
+	memcpy(v, s->ns[f], sizeof(v));
 	return median(v, REPS);
 }
 
-/*
- * The median over the repetitions of row @f / row @g: both ran within the
- * same repetition, a fraction of a second apart, so a host that slows down
- * or speeds up between repetitions (TCG on a shared machine does) moves
- * both alike.
- */
-static double ratio_of(samples_t per, int f, int g)
+/* Row @f against the floor: the median of its ratio to the floor just before. */
+static double vs_floor(const struct samples *s, int f)
 {
 	double v[REPS];
 
 	for (int r = 0; r < REPS; r++)
-		v[r] = per[f][r] / per[g][r];
+		v[r] = s->ns[f][r] / s->floor[f][r];
+	return median(v, REPS);
+}
+
+/* Row @f against row @g, each first taken against the floor just before it. */
+static double vs_row(const struct samples *s, int f, int g)
+{
+	double v[REPS];
+
+	for (int r = 0; r < REPS; r++)
+		v[r] = (s->ns[f][r] / s->floor[f][r]) /
+		       (s->ns[g][r] / s->floor[g][r]);
 	return median(v, REPS);
 }
 
@@ -440,6 +460,8 @@ enum {
 	SET_TAIL, NR_FNS
 };
 
+_Static_assert(FLOOR == 0, "measure_all() takes the first function as the floor");
+
 static void (*const fns[NR_FNS])(void) = {
 	[FLOOR] = call_enotty,
 	[PPID] = call_getppid,
@@ -457,7 +479,7 @@ static void (*const fns[NR_FNS])(void) = {
 	[SET_TAIL] = call_set_tail,
 };
 
-static samples_t per;
+static struct samples per;
 static int missed;
 
 /*
@@ -468,14 +490,14 @@ static int missed;
 static void row(const char *what, int f, int peer, const char *target,
 		double max_floor, double max_peer)
 {
-	double vs_floor = ratio_of(per, f, FLOOR);
-	double vs_peer = peer >= 0 ? ratio_of(per, f, peer) : 0;
-	bool ok = (!max_floor || vs_floor <= max_floor) &&
-		  (!max_peer || vs_peer <= max_peer);
+	double to_floor = vs_floor(&per, f);
+	double to_peer = peer >= 0 ? vs_row(&per, f, peer) : 0;
+	bool ok = (!max_floor || to_floor <= max_floor) &&
+		  (!max_peer || to_peer <= max_peer);
 
-	printf("%-44s %9.0f %8.2fx", what, ns_of(per, f), vs_floor);
+	printf("%-44s %9.0f %8.2fx", what, ns_of(&per, f), to_floor);
 	if (peer >= 0)
-		printf(" %8.2fx", vs_peer);
+		printf(" %8.2fx", to_peer);
 	else
 		printf(" %9s", "");
 	if (target) {
@@ -487,7 +509,7 @@ static void row(const char *what, int f, int peer, const char *target,
 
 int main(void)
 {
-	static void (*const get_and_floor[])(void) = { call_get, call_enotty };
+	static void (*const floor_and_get[])(void) = { call_enotty, call_get };
 	double scale[3], scale_ns[3], t1[REPS], t2[REPS], t12[REPS], c12[REPS];
 	double sizes[3], spread, overhead;
 	long mem0, mem1, acct0, acct1;
@@ -516,7 +538,7 @@ int main(void)
 	set_or_die("bench.r0", value32, 32, 0);
 	set_or_die("bench.r1", value32, 32, 0);
 
-	measure_all(fns, NR_FNS, per);
+	measure_all(fns, NR_FNS, &per);
 	set_sizes(sizes);
 
 	/*
@@ -524,13 +546,13 @@ int main(void)
 	 * time side by side with the floor, as GET / floor.
 	 */
 	for (int k = 0; k < 3; k++) {
-		static const unsigned long upto[] = { 100, 10000, 1000000 };
-		samples_t s;
+		static const unsigned long entries[] = { 100, 10000, 1000000 };
+		static struct samples s;
 
-		populate(k ? upto[k - 1] : 0, upto[k]);
-		measure_all(get_and_floor, 2, s);
-		scale[k] = ratio_of(s, 0, 1);
-		scale_ns[k] = ns_of(s, 0);
+		populate(k ? entries[k - 1] : 0, entries[k]);
+		measure_all(floor_and_get, 2, &s);
+		scale[k] = vs_floor(&s, 1);
+		scale_ns[k] = ns_of(&s, 1);
 	}
 
 	/* Memory: 1e5 entries of 16-byte names and 32-byte values. */
