@@ -660,18 +660,28 @@ TEST_F(op, check_fields_with_another_flag_fails_with_EINVAL)
 	EXPECT_EQ(false, variant->happened(self->fd, &self->n));
 }
 
-TEST_F(op, check_fields_writes_masks_fields_and_zero_tail_into_a_poisoned_struct)
+/*
+ * CHECK_FIELDS with a struct of @usize bytes that end where an unmapped page
+ * begins, poisoned past the flags: every byte must be written, and none
+ * past @usize (it would fault).  Fields the module knows read all ones,
+ * reserved fields and the tail past the module's struct read 0.
+ */
+static void check_fields_into_poison(struct __test_metadata *_metadata,
+				     int fd, struct names *n,
+				     const FIXTURE_VARIANT(op) *variant,
+				     size_t usize)
 {
-	size_t usize = variant->size + 64, ksize, i, j;
-	unsigned char *buf = at_page_end(usize, 0);
+	unsigned char *buf = at_page_end(usize, 0), full[PAGE] = { 0 };
 	uint64_t flags, expected;
+	size_t ksize, i, j, at;
 	bool exact;
 
 	ASSERT_NE(NULL, buf);
 	exact = module_view(variant, &expected, &ksize);
-	variant->fill(self->fd, &self->n, buf, FLAGSFIRST_CHECK_FIELDS);
+	variant->fill(fd, n, full, FLAGSFIRST_CHECK_FIELDS);
+	memcpy(buf, full, sizeof(flags));
 	memset(buf + sizeof(flags), POISON, usize - sizeof(flags));
-	ASSERT_EQ(0, ff(self->fd, ff_cmd(variant->nr, usize), buf));
+	ASSERT_EQ(0, ff(fd, ff_cmd(variant->nr, usize), buf));
 
 	memcpy(&flags, buf, sizeof(flags));
 	if (exact) {
@@ -680,23 +690,41 @@ TEST_F(op, check_fields_writes_masks_fields_and_zero_tail_into_a_poisoned_struct
 		/* A newer module: all this header knows, and maybe more. */
 		EXPECT_EQ(expected | FLAGSFIRST_CHECK_FIELDS,
 			  flags & (expected | FLAGSFIRST_CHECK_FIELDS));
-		ksize = kernel_size(self->fd, variant->nr);
+		ksize = kernel_size(fd, variant->nr);
 		EXPECT_LE(variant->size, ksize);
 	}
 	for (i = 0; variant->fields[i].size; i++) {
-		if (variant->fields[i].offset >= ksize)
-			continue;	/* past an older module's struct */
-		for (j = 0; j < variant->fields[i].size; j++)
-			EXPECT_EQ(0xff, buf[variant->fields[i].offset + j])
-				TH_LOG("field at %zu", variant->fields[i].offset);
+		for (j = 0; j < variant->fields[i].size; j++) {
+			at = variant->fields[i].offset + j;
+			/* past the caller's or an older module's struct */
+			if (at < usize && at < ksize)
+				EXPECT_EQ(0xff, buf[at]) TH_LOG("byte %zu", at);
+		}
 	}
-	for (i = 0; i < 2 && variant->reserved[i].size; i++)
-		for (j = 0; j < variant->reserved[i].size; j++)
-			EXPECT_EQ(0, buf[variant->reserved[i].offset + j]);
+	for (i = 0; i < 2 && variant->reserved[i].size; i++) {
+		for (j = 0; j < variant->reserved[i].size; j++) {
+			at = variant->reserved[i].offset + j;
+			if (at < usize)
+				EXPECT_EQ(0, buf[at]) TH_LOG("byte %zu", at);
+		}
+	}
 	for (i = ksize; i < usize; i++)
 		EXPECT_EQ(0, buf[i]) TH_LOG("tail byte %zu", i);
 	for (i = 0; i < usize; i++)
 		EXPECT_NE(POISON, buf[i]) TH_LOG("byte %zu left unwritten", i);
+}
+
+TEST_F(op, check_fields_writes_masks_fields_and_zero_tail_into_a_poisoned_struct)
+{
+	check_fields_into_poison(_metadata, self->fd, &self->n, variant,
+				 variant->size + 64);
+}
+
+/* Part of a field, or a tail that is not a whole word. */
+TEST_F(op, check_fields_at_an_odd_size_writes_exactly_its_bytes)
+{
+	check_fields_into_poison(_metadata, self->fd, &self->n, variant,
+				 variant->ver0 + 5);
 }
 
 TEST_F(op, check_fields_at_ver0_size_writes_nothing_past_it)
@@ -717,44 +745,6 @@ TEST_F(op, check_fields_at_ver0_size_writes_nothing_past_it)
 		EXPECT_EQ(expected | FLAGSFIRST_CHECK_FIELDS,
 			  flags & (expected | FLAGSFIRST_CHECK_FIELDS));
 	}
-}
-
-/* Part of a field, or a tail that is not a whole word: every byte, no more. */
-TEST_F(op, check_fields_at_an_odd_size_writes_exactly_its_bytes)
-{
-	size_t usize = variant->ver0 + 5, ksize, i, j, at;
-	unsigned char *buf = at_page_end(usize, 0), full[PAGE] = { 0 };
-	uint64_t flags, expected;
-	bool exact;
-
-	ASSERT_NE(NULL, buf);
-	exact = module_view(variant, &expected, &ksize);
-	if (!exact)
-		ksize = kernel_size(self->fd, variant->nr);
-	variant->fill(self->fd, &self->n, full, FLAGSFIRST_CHECK_FIELDS);
-	memcpy(buf, full, sizeof(flags));
-	memset(buf + sizeof(flags), POISON, usize - sizeof(flags));
-	/* at_page_end() makes any write past usize bytes fault. */
-	ASSERT_EQ(0, ff(self->fd, ff_cmd(variant->nr, usize), buf));
-
-	memcpy(&flags, buf, sizeof(flags));
-	if (exact) {
-		EXPECT_EQ(expected | FLAGSFIRST_CHECK_FIELDS, flags);
-	} else {
-		EXPECT_EQ(expected | FLAGSFIRST_CHECK_FIELDS,
-			  flags & (expected | FLAGSFIRST_CHECK_FIELDS));
-	}
-	for (i = 0; variant->fields[i].size; i++) {
-		for (j = 0; j < variant->fields[i].size; j++) {
-			at = variant->fields[i].offset + j;
-			if (at < usize && at < ksize)
-				EXPECT_EQ(0xff, buf[at]) TH_LOG("byte %zu", at);
-		}
-	}
-	for (i = ksize; i < usize; i++)
-		EXPECT_EQ(0, buf[i]) TH_LOG("tail byte %zu", i);
-	for (i = 0; i < usize; i++)
-		EXPECT_NE(POISON, buf[i]) TH_LOG("byte %zu left unwritten", i);
 }
 
 TEST_F(op, check_fields_changes_nothing_in_the_table)
