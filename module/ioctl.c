@@ -13,7 +13,7 @@
 
 #include "flagsfirst.h"
 
-union ff_args {
+union ffst_args {
 	__u64 flags;			/* every struct starts with it */
 	struct flagsfirst_set set;
 	struct flagsfirst_get get;
@@ -23,16 +23,16 @@ union ff_args {
 };
 
 /* What an op understands in one ABI version. */
-struct ff_op_abi {
+struct ffst_op_abi {
 	size_t ksize;
 	u64 flags;
 };
 
 /* An op that has not changed since ABI 0. */
-#define FF_EVERY_ABI(size, valid) { [0 ... FF_ABI_LATEST] = { (size), (valid) } }
+#define FFST_EVERY_ABI(size, valid) { [0 ... FFST_ABI_LATEST] = { (size), (valid) } }
 
 /**
- * struct ff_op - one extensible operation, as the dispatcher sees it
+ * struct ffst_op - one extensible operation, as the dispatcher sees it
  * @size_ver0: the first published size; smaller is EINVAL
  * @abi: per ABI version (module parameter abi_version), the size of the
  *	struct the module understands and the flags it accepts (CHECK_FIELDS
@@ -43,12 +43,12 @@ struct ff_op_abi {
  * @args_valid: flag combinations and field rules, or NULL if none
  * @handler: the operation, called once every generic rule has passed
  */
-struct ff_op {
+struct ffst_op {
 	size_t size_ver0;
-	struct ff_op_abi abi[FF_ABI_LATEST + 1];
-	const union ff_args *fields;
-	bool (*args_valid)(const union ff_args *args, size_t usize);
-	long (*handler)(union ff_args *args, void __user *uarg, size_t usize);
+	struct ffst_op_abi abi[FFST_ABI_LATEST + 1];
+	const union ffst_args *fields;
+	bool (*args_valid)(const union ffst_args *args, size_t usize);
+	long (*handler)(union ffst_args *args, void __user *uarg, size_t usize);
 };
 
 /*
@@ -59,7 +59,7 @@ struct ff_op {
  * (hardened usercopy) buys nothing here.  A size that is not a multiple of
  * 8 (a caller's struct may be any size) takes copy_from_user().
  */
-static int ff_args_from_user(union ff_args *args, const void __user *uarg,
+static int ffst_args_from_user(union ffst_args *args, const void __user *uarg,
 			     size_t size)
 {
 	const u64 __user *src = uarg;
@@ -82,11 +82,11 @@ efault:
 /*
  * copy_struct_to_user() only arrived in 6.13: write what both sides know
  * and zero the caller's bytes beyond the kernel's struct.  A u64 at a time,
- * as ff_args_from_user(); the first word is @flags, so that CHECK_FIELDS
+ * as ffst_args_from_user(); the first word is @flags, so that CHECK_FIELDS
  * can answer with a template of the other fields.
  */
-static int ff_args_to_user(void __user *uarg, size_t usize, u64 flags,
-			   const union ff_args *args, size_t ksize)
+static int ffst_args_to_user(void __user *uarg, size_t usize, u64 flags,
+			   const union ffst_args *args, size_t ksize)
 {
 	size_t size = min(usize, ksize), i;
 	const u64 *src = (const u64 *)args;
@@ -118,7 +118,7 @@ efault:
  * Callers declare @buf __uninitialized: nothing past the NUL is ever read,
  * so CONFIG_INIT_STACK_ALL_ZERO need not clear 256 bytes on every call.
  */
-static int ff_name_len_check(long len, bool may_be_empty)
+static int ffst_name_len_check(long len, bool may_be_empty)
 {
 	if (len < 0)
 		return len;
@@ -129,17 +129,17 @@ static int ff_name_len_check(long len, bool may_be_empty)
 	return len;
 }
 
-static int ff_copy_name(char *buf, __u64 uname, bool may_be_empty)
+static int ffst_copy_name(char *buf, __u64 uname, bool may_be_empty)
 {
 	long len;
 
 	len = strncpy_from_user(buf, u64_to_user_ptr(uname),
 				FLAGSFIRST_NAME_MAX + 1);
-	return ff_name_len_check(len, may_be_empty);
+	return ffst_name_len_check(len, may_be_empty);
 }
 
 /* A value GET copied to its stack buffer, in one user-access window. */
-static int ff_small_to_user(void __user *ubuf, const u8 *small, u32 len)
+static int ffst_small_to_user(void __user *ubuf, const u8 *small, u32 len)
 {
 	if (!user_write_access_begin(ubuf, len))
 		return -EFAULT;
@@ -151,7 +151,7 @@ efault:
 	return -EFAULT;
 }
 
-static bool ff_set_args_valid(const union ff_args *args, size_t usize)
+static bool ffst_set_args_valid(const union ffst_args *args, size_t usize)
 {
 	const struct flagsfirst_set *set = &args->set;
 	bool if_seq = set->flags & FLAGSFIRST_SET_IF_SEQ;
@@ -166,53 +166,53 @@ static bool ff_set_args_valid(const union ff_args *args, size_t usize)
 	return if_seq || !set->expect_seq;
 }
 
-static long ff_set(union ff_args *args, void __user *uarg, size_t usize)
+static long ffst_set(union ffst_args *args, void __user *uarg, size_t usize)
 {
 	const struct flagsfirst_set *set = &args->set;
 	char name[FLAGSFIRST_NAME_MAX + 1] __uninitialized;
-	struct ff_entry *e;
+	struct ffst_entry *e;
 	int len, err;
 
-	len = ff_copy_name(name, set->name, false);
+	len = ffst_copy_name(name, set->name, false);
 	if (len < 0)
 		return len;
 	if (set->value_len > FLAGSFIRST_VALUE_MAX)
 		return -E2BIG;
 
-	e = ff_entry_alloc(name, len, set->value_len);
+	e = ffst_entry_alloc(name, len, set->value_len);
 	if (!e)
 		return -ENOMEM;
 	err = -EFAULT;
-	if (copy_from_user(ff_entry_value(e), u64_to_user_ptr(set->value),
+	if (copy_from_user(ffst_entry_value(e), u64_to_user_ptr(set->value),
 			   set->value_len))
 		goto err_free_entry;
 	err = -EPERM;
 	if ((set->flags & FLAGSFIRST_SET_IMMUTABLE) &&
 	    !capable(CAP_LINUX_IMMUTABLE))
 		goto err_free_entry;
-	err = ff_table_set(e, set->flags, set->expect_seq);
+	err = ffst_table_set(e, set->flags, set->expect_seq);
 	if (err)
 		goto err_free_entry;
 	return 0;
 
 err_free_entry:
-	ff_entry_free(e);
+	ffst_entry_free(e);
 	return err;
 }
 
-static long ff_get(union ff_args *args, void __user *uarg, size_t usize)
+static long ffst_get(union ffst_args *args, void __user *uarg, size_t usize)
 {
 	struct flagsfirst_get *get = &args->get;
 	char name[FLAGSFIRST_NAME_MAX + 1] __uninitialized;
 	void __user *ubuf = u64_to_user_ptr(get->value);
-	u8 small[FF_SMALL_VALUE] __uninitialized;	/* up to view.value_len */
-	struct ff_view view;
+	u8 small[FFST_SMALL_VALUE] __uninitialized;	/* up to view.value_len */
+	struct ffst_view view;
 	int len, err;
 
-	len = ff_copy_name(name, get->name, false);
+	len = ffst_copy_name(name, get->name, false);
 	if (len < 0)
 		return len;
-	err = ff_table_read(name, len, get->value_len, small, &view);
+	err = ffst_table_read(name, len, get->value_len, small, &view);
 	if (err)
 		return err;
 
@@ -220,12 +220,12 @@ static long ff_get(union ff_args *args, void __user *uarg, size_t usize)
 	if (get->value_len && get->value_len < view.value_len)
 		err = -ERANGE;
 	else if (view.copied)
-		err = ff_small_to_user(ubuf, small, view.value_len);
-	else if (view.ref && copy_to_user(ubuf, ff_entry_value(view.ref),
+		err = ffst_small_to_user(ubuf, small, view.value_len);
+	else if (view.ref && copy_to_user(ubuf, ffst_entry_value(view.ref),
 					  view.value_len))
 		err = -EFAULT;
 	if (view.ref)
-		ff_entry_put(view.ref);
+		ffst_entry_put(view.ref);
 	if (err == -EFAULT)
 		return err;
 
@@ -234,28 +234,28 @@ static long ff_get(union ff_args *args, void __user *uarg, size_t usize)
 	get->seq = view.seq;
 	get->owner_uid = from_kuid_munged(current_user_ns(), view.owner);
 	get->__reserved = 0;
-	if (ff_args_to_user(uarg, usize, get->flags, args, sizeof(*get)))
+	if (ffst_args_to_user(uarg, usize, get->flags, args, sizeof(*get)))
 		return -EFAULT;
 	return err;
 }
 
-static long ff_delete(union ff_args *args, void __user *uarg, size_t usize)
+static long ffst_delete(union ffst_args *args, void __user *uarg, size_t usize)
 {
 	const struct flagsfirst_delete *del = &args->del;
 	bool all = del->flags & FLAGSFIRST_DELETE_ALL;
 	char name[FLAGSFIRST_NAME_MAX + 1] __uninitialized;
 	int len;
 
-	len = ff_copy_name(name, del->name, all);
+	len = ffst_copy_name(name, del->name, all);
 	if (len < 0)
 		return len;
 	/* Explicit intent, as AT_EMPTY_PATH: "" means all only with the flag. */
 	if (all)
-		return len ? -EINVAL : ff_table_delete_all();
-	return ff_table_delete(name, len);
+		return len ? -EINVAL : ffst_table_delete_all();
+	return ffst_table_delete(name, len);
 }
 
-static bool ff_rename_args_valid(const union ff_args *args, size_t usize)
+static bool ffst_rename_args_valid(const union ffst_args *args, size_t usize)
 {
 	u64 flags = args->rename.flags;
 
@@ -263,49 +263,49 @@ static bool ff_rename_args_valid(const union ff_args *args, size_t usize)
 		 (flags & FLAGSFIRST_RENAME_EXCHANGE));
 }
 
-static long ff_rename(union ff_args *args, void __user *uarg, size_t usize)
+static long ffst_rename(union ffst_args *args, void __user *uarg, size_t usize)
 {
 	const struct flagsfirst_rename *rename = &args->rename;
 	char oldname[FLAGSFIRST_NAME_MAX + 1] __uninitialized;
 	char newname[FLAGSFIRST_NAME_MAX + 1] __uninitialized;
 	int oldlen, newlen;
 
-	oldlen = ff_copy_name(oldname, rename->oldname, false);
+	oldlen = ffst_copy_name(oldname, rename->oldname, false);
 	if (oldlen < 0)
 		return oldlen;
-	newlen = ff_copy_name(newname, rename->newname, false);
+	newlen = ffst_copy_name(newname, rename->newname, false);
 	if (newlen < 0)
 		return newlen;
-	return ff_table_rename(oldname, oldlen, newname, newlen,
+	return ffst_table_rename(oldname, oldlen, newname, newlen,
 			       rename->flags);
 }
 
 /* The mistake the other operations avoid: no flags, no size, no future. */
-static long ff_rename_legacy(void __user *uarg)
+static long ffst_rename_legacy(void __user *uarg)
 {
 	struct flagsfirst_rename_legacy legacy;
-	union ff_args args = {};
+	union ffst_args args = {};
 
 	if (copy_from_user(&legacy, uarg, sizeof(legacy)))
 		return -EFAULT;
 	args.rename.oldname = legacy.oldname;
 	args.rename.newname = legacy.newname;
-	return ff_rename(&args, NULL, 0);
+	return ffst_rename(&args, NULL, 0);
 }
 
-static bool ff_watch_args_valid(const union ff_args *args, size_t usize)
+static bool ffst_watch_args_valid(const union ffst_args *args, size_t usize)
 {
 	u64 mask = args->watch.mask;
 
 	return mask && !(mask & ~(u64)FLAGSFIRST_EVENT_ALL);
 }
 
-static long ff_watch(union ff_args *args, void __user *uarg, size_t usize)
+static long ffst_watch(union ffst_args *args, void __user *uarg, size_t usize)
 {
-	return ff_watch_create(args->watch.mask, args->watch.flags);
+	return ffst_watch_create(args->watch.mask, args->watch.flags);
 }
 
-static const union ff_args ff_set_fields = {
+static const union ffst_args ffst_set_fields = {
 	.set = {
 		.name = ~0ULL,
 		.value = ~0ULL,
@@ -314,7 +314,7 @@ static const union ff_args ff_set_fields = {
 	},
 };
 
-static const union ff_args ff_get_fields = {
+static const union ffst_args ffst_get_fields = {
 	.get = {
 		.name = ~0ULL,
 		.value = ~0ULL,
@@ -325,70 +325,70 @@ static const union ff_args ff_get_fields = {
 	},
 };
 
-static const union ff_args ff_delete_fields = {
+static const union ffst_args ffst_delete_fields = {
 	.del = {
 		.name = ~0ULL,
 	},
 };
 
-static const union ff_args ff_rename_fields = {
+static const union ffst_args ffst_rename_fields = {
 	.rename = {
 		.oldname = ~0ULL,
 		.newname = ~0ULL,
 	},
 };
 
-static const union ff_args ff_watch_fields = {
+static const union ffst_args ffst_watch_fields = {
 	.watch = {
 		.mask = ~0ULL,
 	},
 };
 
 /* Adding an operation is an entry here and a handler above. */
-static const struct ff_op ff_ops[] = {
+static const struct ffst_op ffst_ops[] = {
 	[_IOC_NR(FLAGSFIRST_IOC_SET)] = {
 		.size_ver0 = FLAGSFIRST_SET_SIZE_VER0,
 		.abi = {
-			[0] = { FLAGSFIRST_SET_SIZE_VER0, FF_SET_FLAGS_ABI0 },
+			[0] = { FLAGSFIRST_SET_SIZE_VER0, FFST_SET_FLAGS_ABI0 },
 			[1] = { FLAGSFIRST_SET_SIZE_VER1, FLAGSFIRST_SET_FLAGS },
 		},
-		.fields = &ff_set_fields,
-		.args_valid = ff_set_args_valid,
-		.handler = ff_set,
+		.fields = &ffst_set_fields,
+		.args_valid = ffst_set_args_valid,
+		.handler = ffst_set,
 	},
 	[_IOC_NR(FLAGSFIRST_IOC_GET)] = {
 		.size_ver0 = FLAGSFIRST_GET_SIZE_VER0,
-		.abi = FF_EVERY_ABI(sizeof(struct flagsfirst_get),
+		.abi = FFST_EVERY_ABI(sizeof(struct flagsfirst_get),
 				    FLAGSFIRST_GET_FLAGS),
-		.fields = &ff_get_fields,
-		.handler = ff_get,
+		.fields = &ffst_get_fields,
+		.handler = ffst_get,
 	},
 	[_IOC_NR(FLAGSFIRST_IOC_DELETE)] = {
 		.size_ver0 = FLAGSFIRST_DELETE_SIZE_VER0,
-		.abi = FF_EVERY_ABI(sizeof(struct flagsfirst_delete),
+		.abi = FFST_EVERY_ABI(sizeof(struct flagsfirst_delete),
 				    FLAGSFIRST_DELETE_FLAGS),
-		.fields = &ff_delete_fields,
-		.handler = ff_delete,
+		.fields = &ffst_delete_fields,
+		.handler = ffst_delete,
 	},
 	[_IOC_NR(FLAGSFIRST_IOC_RENAME)] = {
 		.size_ver0 = FLAGSFIRST_RENAME_SIZE_VER0,
-		.abi = FF_EVERY_ABI(sizeof(struct flagsfirst_rename),
+		.abi = FFST_EVERY_ABI(sizeof(struct flagsfirst_rename),
 				    FLAGSFIRST_RENAME_FLAGS),
-		.fields = &ff_rename_fields,
-		.args_valid = ff_rename_args_valid,
-		.handler = ff_rename,
+		.fields = &ffst_rename_fields,
+		.args_valid = ffst_rename_args_valid,
+		.handler = ffst_rename,
 	},
 	[_IOC_NR(FLAGSFIRST_IOC_WATCH)] = {
 		.size_ver0 = FLAGSFIRST_WATCH_SIZE_VER0,
-		.abi = FF_EVERY_ABI(sizeof(struct flagsfirst_watch),
+		.abi = FFST_EVERY_ABI(sizeof(struct flagsfirst_watch),
 				    FLAGSFIRST_WATCH_FLAGS),
-		.fields = &ff_watch_fields,
-		.args_valid = ff_watch_args_valid,
-		.handler = ff_watch,
+		.fields = &ffst_watch_fields,
+		.args_valid = ffst_watch_args_valid,
+		.handler = ffst_watch,
 	},
 };
 
-static void ff_assert_layouts(void)
+static void ffst_assert_layouts(void)
 {
 	BUILD_BUG_ON(offsetofend(struct flagsfirst_set, __reserved) !=
 		     FLAGSFIRST_SET_SIZE_VER0);
@@ -412,11 +412,11 @@ static void ff_assert_layouts(void)
 	BUILD_BUG_ON(offsetof(struct flagsfirst_rename, flags) != 0);
 	BUILD_BUG_ON(offsetof(struct flagsfirst_watch, flags) != 0);
 	/* Same layout on 32- and 64-bit: compat_ptr_ioctl() is enough. */
-	BUILD_BUG_ON(sizeof(union ff_args) % sizeof(__u64));
+	BUILD_BUG_ON(sizeof(union ffst_args) % sizeof(__u64));
 }
 
 /* The flags word of @op's CHECK_FIELDS answer, as ABI @v has it. */
-static u64 ff_fields_flags(const struct ff_op_abi *v)
+static u64 ffst_fields_flags(const struct ffst_op_abi *v)
 {
 	return v->flags | FLAGSFIRST_CHECK_FIELDS;
 }
@@ -425,10 +425,10 @@ static u64 ff_fields_flags(const struct ff_op_abi *v)
  * Discovery with no side effect: only the caller's struct is written, with
  * @op's template of the fields and the flags @v accepts.
  */
-static int ff_check_fields(const struct ff_op *op, const struct ff_op_abi *v,
+static int ffst_check_fields(const struct ffst_op *op, const struct ffst_op_abi *v,
 			   void __user *uarg, size_t usize)
 {
-	return ff_args_to_user(uarg, usize, ff_fields_flags(v), op->fields,
+	return ffst_args_to_user(uarg, usize, ffst_fields_flags(v), op->fields,
 			       v->ksize);
 }
 
@@ -436,8 +436,8 @@ static int ff_check_fields(const struct ff_op *op, const struct ff_op_abi *v,
  * A bit the module does not understand (a __reserved field) must be 0.
  * Word by word: every kernel struct is a multiple of 8 bytes.
  */
-static bool ff_reserved_clear(const struct ff_op *op, size_t ksize,
-			      const union ff_args *args)
+static bool ffst_reserved_clear(const struct ffst_op *op, size_t ksize,
+			      const union ffst_args *args)
 {
 	const u64 *known = (const u64 *)op->fields;
 	const u64 *arg = (const u64 *)args;
@@ -450,7 +450,7 @@ static bool ff_reserved_clear(const struct ff_op *op, size_t ksize,
 }
 
 /* Rule 2: the caller's struct size, before anything is read. */
-static int ff_usize_check(const struct ff_op *op, size_t usize)
+static int ffst_usize_check(const struct ffst_op *op, size_t usize)
 {
 	if (usize < op->size_ver0)
 		return -EINVAL;
@@ -463,42 +463,42 @@ static int ff_usize_check(const struct ff_op *op, size_t usize)
  * Rule 4, once the struct is copied: unknown bits (CHECK_FIELDS mixed with
  * others among them), the op's own flag and field rules, reserved fields.
  */
-static bool ff_args_valid(const struct ff_op *op, const struct ff_op_abi *v,
-			  const union ff_args *args, size_t usize)
+static bool ffst_args_valid(const struct ffst_op *op, const struct ffst_op_abi *v,
+			  const union ffst_args *args, size_t usize)
 {
 	if (args->flags & ~v->flags)
 		return false;
 	if (op->args_valid && !op->args_valid(args, usize))
 		return false;
-	return ff_reserved_clear(op, v->ksize, args);
+	return ffst_reserved_clear(op, v->ksize, args);
 }
 
-long ff_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+long ffst_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	void __user *uarg = (void __user *)arg;
 	size_t usize = _IOC_SIZE(cmd);
 	unsigned int nr = _IOC_NR(cmd);
-	const struct ff_op_abi *v;
-	const struct ff_op *op;
-	union ff_args args = {};	/* past ksize too: fields of later ABIs */
+	const struct ffst_op_abi *v;
+	const struct ffst_op *op;
+	union ffst_args args = {};	/* past ksize too: fields of later ABIs */
 	int err;
 
-	ff_assert_layouts();
+	ffst_assert_layouts();
 
 	if (cmd == FLAGSFIRST_IOC_RENAME_LEGACY)
-		return ff_rename_legacy(uarg);
+		return ffst_rename_legacy(uarg);
 
 	/* The size bits are the caller's struct size: match the rest. */
 	if (_IOC_TYPE(cmd) != _IOC_TYPE(FLAGSFIRST_IOC_SET) ||
 	    _IOC_DIR(cmd) != (_IOC_READ | _IOC_WRITE) ||
-	    nr >= ARRAY_SIZE(ff_ops))
+	    nr >= ARRAY_SIZE(ffst_ops))
 		return -ENOTTY;
-	op = &ff_ops[array_index_nospec(nr, ARRAY_SIZE(ff_ops))];
+	op = &ffst_ops[array_index_nospec(nr, ARRAY_SIZE(ffst_ops))];
 	if (!op->handler)
 		return -ENOTTY;
-	v = &op->abi[ff_abi_version];
+	v = &op->abi[ffst_abi_version];
 
-	err = ff_usize_check(op, usize);
+	err = ffst_usize_check(op, usize);
 	if (err)
 		return err;
 
@@ -507,17 +507,17 @@ long ff_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	 * answered without reading the caller's tail: what both sides know
 	 * (zero-extended, args being zeroed), then the tail must be zero.
 	 */
-	err = ff_args_from_user(&args, uarg, min(usize, v->ksize));
+	err = ffst_args_from_user(&args, uarg, min(usize, v->ksize));
 	if (err)
 		return err;
 	if (args.flags == FLAGSFIRST_CHECK_FIELDS)
-		return ff_check_fields(op, v, uarg, usize);
+		return ffst_check_fields(op, v, uarg, usize);
 	if (usize > v->ksize) {
 		err = check_zeroed_user(uarg + v->ksize, usize - v->ksize);
 		if (err <= 0)
 			return err ?: -E2BIG;
 	}
-	if (!ff_args_valid(op, v, &args, usize))
+	if (!ffst_args_valid(op, v, &args, usize))
 		return -EINVAL;
 
 	return op->handler(&args, uarg, usize);

@@ -9,27 +9,27 @@
 #include <kunit/test.h>
 
 /* The op with number @nr, or NULL for a hole in the table. */
-static const struct ff_op *ff_test_op(unsigned int nr)
+static const struct ffst_op *ffst_test_op(unsigned int nr)
 {
-	return ff_ops[nr].handler ? &ff_ops[nr] : NULL;
+	return ffst_ops[nr].handler ? &ffst_ops[nr] : NULL;
 }
 
-static void ff_test_abi_table_only_grows(struct kunit *test)
+static void ffst_test_abi_table_only_grows(struct kunit *test)
 {
-	const struct ff_op *op;
+	const struct ffst_op *op;
 	unsigned int nr, abi;
 
-	for (nr = 0; nr < ARRAY_SIZE(ff_ops); nr++) {
-		op = ff_test_op(nr);
+	for (nr = 0; nr < ARRAY_SIZE(ffst_ops); nr++) {
+		op = ffst_test_op(nr);
 		if (!op)
 			continue;
 		KUNIT_EXPECT_EQ(test, 0ULL, op->fields->flags);
-		for (abi = 0; abi <= FF_ABI_LATEST; abi++) {
-			const struct ff_op_abi *v = &op->abi[abi];
+		for (abi = 0; abi <= FFST_ABI_LATEST; abi++) {
+			const struct ffst_op_abi *v = &op->abi[abi];
 
 			KUNIT_EXPECT_GE(test, v->ksize, op->size_ver0);
 			KUNIT_EXPECT_EQ(test, 0UL, v->ksize % sizeof(__u64));
-			KUNIT_EXPECT_LE(test, v->ksize, sizeof(union ff_args));
+			KUNIT_EXPECT_LE(test, v->ksize, sizeof(union ffst_args));
 			KUNIT_EXPECT_EQ(test, 0ULL,
 					v->flags & FLAGSFIRST_CHECK_FIELDS);
 			if (!abi)
@@ -42,37 +42,37 @@ static void ff_test_abi_table_only_grows(struct kunit *test)
 	}
 }
 
-static void ff_test_usize_bounds(struct kunit *test)
+static void ffst_test_usize_bounds(struct kunit *test)
 {
-	const struct ff_op *op;
+	const struct ffst_op *op;
 	unsigned int nr;
 
-	for (nr = 0; nr < ARRAY_SIZE(ff_ops); nr++) {
-		op = ff_test_op(nr);
+	for (nr = 0; nr < ARRAY_SIZE(ffst_ops); nr++) {
+		op = ffst_test_op(nr);
 		if (!op)
 			continue;
-		KUNIT_EXPECT_EQ(test, -EINVAL, ff_usize_check(op, 0));
+		KUNIT_EXPECT_EQ(test, -EINVAL, ffst_usize_check(op, 0));
 		KUNIT_EXPECT_EQ(test, -EINVAL,
-				ff_usize_check(op, op->size_ver0 - 1));
-		KUNIT_EXPECT_EQ(test, 0, ff_usize_check(op, op->size_ver0));
-		KUNIT_EXPECT_EQ(test, 0, ff_usize_check(op, PAGE_SIZE));
-		KUNIT_EXPECT_EQ(test, -E2BIG, ff_usize_check(op, PAGE_SIZE + 1));
+				ffst_usize_check(op, op->size_ver0 - 1));
+		KUNIT_EXPECT_EQ(test, 0, ffst_usize_check(op, op->size_ver0));
+		KUNIT_EXPECT_EQ(test, 0, ffst_usize_check(op, PAGE_SIZE));
+		KUNIT_EXPECT_EQ(test, -E2BIG, ffst_usize_check(op, PAGE_SIZE + 1));
 	}
 }
 
 /* With no flag at all, every op's struct is valid. */
-static void ff_test_unknown_flag_bits_are_invalid(struct kunit *test)
+static void ffst_test_unknown_flag_bits_are_invalid(struct kunit *test)
 {
-	const struct ff_op *op;
-	union ff_args args;
+	const struct ffst_op *op;
+	union ffst_args args;
 	unsigned int nr, abi, bit;
 
-	for (nr = 0; nr < ARRAY_SIZE(ff_ops); nr++) {
-		op = ff_test_op(nr);
+	for (nr = 0; nr < ARRAY_SIZE(ffst_ops); nr++) {
+		op = ffst_test_op(nr);
 		if (!op)
 			continue;
-		for (abi = 0; abi <= FF_ABI_LATEST; abi++) {
-			const struct ff_op_abi *v = &op->abi[abi];
+		for (abi = 0; abi <= FFST_ABI_LATEST; abi++) {
+			const struct ffst_op_abi *v = &op->abi[abi];
 
 			for (bit = 0; bit < 64; bit++) {
 				memset(&args, 0, sizeof(args));
@@ -80,7 +80,7 @@ static void ff_test_unknown_flag_bits_are_invalid(struct kunit *test)
 				args.flags = BIT_ULL(bit);
 				if (v->flags & BIT_ULL(bit))
 					continue;
-				KUNIT_EXPECT_FALSE_MSG(test, ff_args_valid(op, v, &args,
+				KUNIT_EXPECT_FALSE_MSG(test, ffst_args_valid(op, v, &args,
 									   v->ksize),
 						       "op %u abi %u bit %u",
 						       nr, abi, bit);
@@ -89,33 +89,33 @@ static void ff_test_unknown_flag_bits_are_invalid(struct kunit *test)
 	}
 }
 
-static void ff_test_check_fields_mixed_is_invalid(struct kunit *test)
+static void ffst_test_check_fields_mixed_is_invalid(struct kunit *test)
 {
-	const struct ff_op *op;
-	union ff_args args = {};
+	const struct ffst_op *op;
+	union ffst_args args = {};
 	unsigned int nr;
 
-	for (nr = 0; nr < ARRAY_SIZE(ff_ops); nr++) {
-		op = ff_test_op(nr);
+	for (nr = 0; nr < ARRAY_SIZE(ffst_ops); nr++) {
+		op = ffst_test_op(nr);
 		if (!op)
 			continue;
-		const struct ff_op_abi *v = &op->abi[FF_ABI_LATEST];
+		const struct ffst_op_abi *v = &op->abi[FFST_ABI_LATEST];
 
 		args.flags = FLAGSFIRST_CHECK_FIELDS;
-		KUNIT_EXPECT_FALSE(test, ff_args_valid(op, v, &args, v->ksize));
+		KUNIT_EXPECT_FALSE(test, ffst_args_valid(op, v, &args, v->ksize));
 		args.flags |= v->flags;
-		KUNIT_EXPECT_FALSE(test, ff_args_valid(op, v, &args, v->ksize));
+		KUNIT_EXPECT_FALSE(test, ffst_args_valid(op, v, &args, v->ksize));
 	}
 }
 
-struct ff_set_case {
+struct ffst_set_case {
 	const char *what;
 	u64 flags, expect_seq;
 	size_t usize;
 	bool valid;
 };
 
-static const struct ff_set_case ff_set_cases[] = {
+static const struct ffst_set_case ffst_set_cases[] = {
 	{ "no flag", 0, 0, FLAGSFIRST_SET_SIZE_VER0, true },
 	{ "NOREPLACE|REPLACE", FLAGSFIRST_SET_NOREPLACE | FLAGSFIRST_SET_REPLACE,
 	  0, FLAGSFIRST_SET_SIZE_VER1, false },
@@ -131,81 +131,81 @@ static const struct ff_set_case ff_set_cases[] = {
 	  FLAGSFIRST_SET_SIZE_VER1, true },
 };
 
-static void ff_test_set_flag_and_field_rules(struct kunit *test)
+static void ffst_test_set_flag_and_field_rules(struct kunit *test)
 {
-	union ff_args args = {};
+	union ffst_args args = {};
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(ff_set_cases); i++) {
-		const struct ff_set_case *c = &ff_set_cases[i];
+	for (i = 0; i < ARRAY_SIZE(ffst_set_cases); i++) {
+		const struct ffst_set_case *c = &ffst_set_cases[i];
 
 		args.set.flags = c->flags;
 		args.set.expect_seq = c->expect_seq;
 		KUNIT_EXPECT_EQ_MSG(test, c->valid,
-				    ff_set_args_valid(&args, c->usize), "%s",
+				    ffst_set_args_valid(&args, c->usize), "%s",
 				    c->what);
 	}
 }
 
-static void ff_test_rename_and_watch_rules(struct kunit *test)
+static void ffst_test_rename_and_watch_rules(struct kunit *test)
 {
-	union ff_args args = {};
+	union ffst_args args = {};
 
 	args.rename.flags = FLAGSFIRST_RENAME_NOREPLACE |
 			    FLAGSFIRST_RENAME_EXCHANGE;
-	KUNIT_EXPECT_FALSE(test, ff_rename_args_valid(&args, 24));
+	KUNIT_EXPECT_FALSE(test, ffst_rename_args_valid(&args, 24));
 	args.rename.flags = FLAGSFIRST_RENAME_EXCHANGE;
-	KUNIT_EXPECT_TRUE(test, ff_rename_args_valid(&args, 24));
+	KUNIT_EXPECT_TRUE(test, ffst_rename_args_valid(&args, 24));
 
 	memset(&args, 0, sizeof(args));
-	KUNIT_EXPECT_FALSE(test, ff_watch_args_valid(&args, 16));
+	KUNIT_EXPECT_FALSE(test, ffst_watch_args_valid(&args, 16));
 	args.watch.mask = FLAGSFIRST_EVENT_ALL;
-	KUNIT_EXPECT_TRUE(test, ff_watch_args_valid(&args, 16));
+	KUNIT_EXPECT_TRUE(test, ffst_watch_args_valid(&args, 16));
 	args.watch.mask = FLAGSFIRST_EVENT_OVERFLOW;
-	KUNIT_EXPECT_FALSE(test, ff_watch_args_valid(&args, 16));
+	KUNIT_EXPECT_FALSE(test, ffst_watch_args_valid(&args, 16));
 	args.watch.mask = BIT_ULL(40) | FLAGSFIRST_EVENT_SET;
-	KUNIT_EXPECT_FALSE(test, ff_watch_args_valid(&args, 16));
+	KUNIT_EXPECT_FALSE(test, ffst_watch_args_valid(&args, 16));
 }
 
-static void ff_test_reserved_fields_must_be_zero(struct kunit *test)
+static void ffst_test_reserved_fields_must_be_zero(struct kunit *test)
 {
-	const struct ff_op *set = &ff_ops[_IOC_NR(FLAGSFIRST_IOC_SET)];
-	const struct ff_op *get = &ff_ops[_IOC_NR(FLAGSFIRST_IOC_GET)];
-	union ff_args args = {};
+	const struct ffst_op *set = &ffst_ops[_IOC_NR(FLAGSFIRST_IOC_SET)];
+	const struct ffst_op *get = &ffst_ops[_IOC_NR(FLAGSFIRST_IOC_GET)];
+	union ffst_args args = {};
 
-	KUNIT_EXPECT_TRUE(test, ff_reserved_clear(set, sizeof(args.set), &args));
+	KUNIT_EXPECT_TRUE(test, ffst_reserved_clear(set, sizeof(args.set), &args));
 	args.set.__reserved = 1;
-	KUNIT_EXPECT_FALSE(test, ff_reserved_clear(set, sizeof(args.set), &args));
+	KUNIT_EXPECT_FALSE(test, ffst_reserved_clear(set, sizeof(args.set), &args));
 	memset(&args, 0, sizeof(args));
 	args.get.__reserved = 0x80000000;
-	KUNIT_EXPECT_FALSE(test, ff_reserved_clear(get, sizeof(args.get), &args));
+	KUNIT_EXPECT_FALSE(test, ffst_reserved_clear(get, sizeof(args.get), &args));
 	/* Out fields are not reserved: GET ignores what comes in them. */
 	memset(&args, 0, sizeof(args));
 	args.get.seq = ~0ULL;
 	args.get.attrs = ~0U;
-	KUNIT_EXPECT_TRUE(test, ff_reserved_clear(get, sizeof(args.get), &args));
+	KUNIT_EXPECT_TRUE(test, ffst_reserved_clear(get, sizeof(args.get), &args));
 }
 
-static void ff_test_check_fields_answer(struct kunit *test)
+static void ffst_test_check_fields_answer(struct kunit *test)
 {
-	const union ff_args *fields;
-	const struct ff_op *op;
+	const union ffst_args *fields;
+	const struct ffst_op *op;
 	unsigned int nr, abi;
 	size_t i;
 
-	for (nr = 0; nr < ARRAY_SIZE(ff_ops); nr++) {
-		op = ff_test_op(nr);
+	for (nr = 0; nr < ARRAY_SIZE(ffst_ops); nr++) {
+		op = ffst_test_op(nr);
 		if (!op)
 			continue;
 		fields = op->fields;
-		/* The flags come from ff_fields_flags(): the template has 0. */
+		/* The flags come from ffst_fields_flags(): the template has 0. */
 		KUNIT_EXPECT_EQ(test, 0ULL, fields->flags);
-		for (abi = 0; abi <= FF_ABI_LATEST; abi++) {
-			const struct ff_op_abi *v = &op->abi[abi];
+		for (abi = 0; abi <= FFST_ABI_LATEST; abi++) {
+			const struct ffst_op_abi *v = &op->abi[abi];
 			const u8 *b = (const u8 *)fields;
 
 			KUNIT_EXPECT_EQ(test, v->flags | FLAGSFIRST_CHECK_FIELDS,
-					ff_fields_flags(v));
+					ffst_fields_flags(v));
 			/* Every byte is all ones (a field) or 0 (reserved). */
 			for (i = sizeof(fields->flags); i < v->ksize; i++)
 				KUNIT_EXPECT_TRUE_MSG(test, !b[i] || b[i] == 0xff,
@@ -214,39 +214,39 @@ static void ff_test_check_fields_answer(struct kunit *test)
 			KUNIT_EXPECT_TRUE(test, memchr_inv(b + v->ksize - 8, 0, 8));
 		}
 	}
-	fields = ff_ops[_IOC_NR(FLAGSFIRST_IOC_SET)].fields;
+	fields = ffst_ops[_IOC_NR(FLAGSFIRST_IOC_SET)].fields;
 	KUNIT_EXPECT_EQ(test, ~0ULL, fields->set.expect_seq);
 	KUNIT_EXPECT_EQ(test, 0U, fields->set.__reserved);
 }
 
-static void ff_test_name_lengths(struct kunit *test)
+static void ffst_test_name_lengths(struct kunit *test)
 {
-	KUNIT_EXPECT_EQ(test, -ENOENT, ff_name_len_check(0, false));
-	KUNIT_EXPECT_EQ(test, 0, ff_name_len_check(0, true));
-	KUNIT_EXPECT_EQ(test, 1, ff_name_len_check(1, false));
+	KUNIT_EXPECT_EQ(test, -ENOENT, ffst_name_len_check(0, false));
+	KUNIT_EXPECT_EQ(test, 0, ffst_name_len_check(0, true));
+	KUNIT_EXPECT_EQ(test, 1, ffst_name_len_check(1, false));
 	KUNIT_EXPECT_EQ(test, FLAGSFIRST_NAME_MAX,
-			ff_name_len_check(FLAGSFIRST_NAME_MAX, false));
+			ffst_name_len_check(FLAGSFIRST_NAME_MAX, false));
 	KUNIT_EXPECT_EQ(test, -ENAMETOOLONG,
-			ff_name_len_check(FLAGSFIRST_NAME_MAX + 1, false));
-	KUNIT_EXPECT_EQ(test, -EFAULT, ff_name_len_check(-EFAULT, true));
+			ffst_name_len_check(FLAGSFIRST_NAME_MAX + 1, false));
+	KUNIT_EXPECT_EQ(test, -EFAULT, ffst_name_len_check(-EFAULT, true));
 }
 
-static struct kunit_case ff_ioctl_test_cases[] = {
-	KUNIT_CASE(ff_test_abi_table_only_grows),
-	KUNIT_CASE(ff_test_usize_bounds),
-	KUNIT_CASE(ff_test_unknown_flag_bits_are_invalid),
-	KUNIT_CASE(ff_test_check_fields_mixed_is_invalid),
-	KUNIT_CASE(ff_test_set_flag_and_field_rules),
-	KUNIT_CASE(ff_test_rename_and_watch_rules),
-	KUNIT_CASE(ff_test_reserved_fields_must_be_zero),
-	KUNIT_CASE(ff_test_check_fields_answer),
-	KUNIT_CASE(ff_test_name_lengths),
+static struct kunit_case ffst_ioctl_test_cases[] = {
+	KUNIT_CASE(ffst_test_abi_table_only_grows),
+	KUNIT_CASE(ffst_test_usize_bounds),
+	KUNIT_CASE(ffst_test_unknown_flag_bits_are_invalid),
+	KUNIT_CASE(ffst_test_check_fields_mixed_is_invalid),
+	KUNIT_CASE(ffst_test_set_flag_and_field_rules),
+	KUNIT_CASE(ffst_test_rename_and_watch_rules),
+	KUNIT_CASE(ffst_test_reserved_fields_must_be_zero),
+	KUNIT_CASE(ffst_test_check_fields_answer),
+	KUNIT_CASE(ffst_test_name_lengths),
 	{}
 };
 
-static struct kunit_suite ff_ioctl_test_suite = {
+static struct kunit_suite ffst_ioctl_test_suite = {
 	.name = "flagsfirst_ioctl",
-	.test_cases = ff_ioctl_test_cases,
+	.test_cases = ffst_ioctl_test_cases,
 };
 
-kunit_test_suite(ff_ioctl_test_suite);
+kunit_test_suite(ffst_ioctl_test_suite);

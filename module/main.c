@@ -10,79 +10,79 @@
 
 #include "flagsfirst.h"
 
-unsigned int ff_abi_version = FF_ABI_LATEST;
-module_param_named(abi_version, ff_abi_version, uint, 0444);
+unsigned int ffst_abi_version = FFST_ABI_LATEST;
+module_param_named(abi_version, ffst_abi_version, uint, 0444);
 MODULE_PARM_DESC(abi_version,
 		 "Behave as this ABI release did (0 or 1, the default), read at load");
 
-unsigned int ff_max_entries = 1U << 20;
-module_param_named(max_entries, ff_max_entries, uint, 0644);
+unsigned int ffst_max_entries = 1U << 20;
+module_param_named(max_entries, ffst_max_entries, uint, 0644);
 MODULE_PARM_DESC(max_entries,
 		 "Entries in the table at most; more fail with ENOSPC");
 
-unsigned long ff_max_bytes = 64UL << 20;
-module_param_named(max_bytes, ff_max_bytes, ulong, 0644);
+unsigned long ffst_max_bytes = 64UL << 20;
+module_param_named(max_bytes, ffst_max_bytes, ulong, 0644);
 MODULE_PARM_DESC(max_bytes,
 		 "Bytes of names and values at most; more fail with ENOSPC");
 
-unsigned int ff_max_entries_per_uid = 1U << 16;
-module_param_named(max_entries_per_uid, ff_max_entries_per_uid, uint, 0644);
+unsigned int ffst_max_entries_per_uid = 1U << 16;
+module_param_named(max_entries_per_uid, ffst_max_entries_per_uid, uint, 0644);
 MODULE_PARM_DESC(max_entries_per_uid,
 		 "Entries one uid may own; more fail with EDQUOT unless CAP_SYS_RESOURCE");
 
-unsigned int ff_max_queued_events = 1024;
-module_param_named(max_queued_events, ff_max_queued_events, uint, 0644);
+unsigned int ffst_max_queued_events = 1024;
+module_param_named(max_queued_events, ffst_max_queued_events, uint, 0644);
 MODULE_PARM_DESC(max_queued_events,
 		 "Records a watch fd queues at most; then one OVERFLOW record");
 
-static const struct file_operations ff_fops = {
+static const struct file_operations ffst_fops = {
 	.owner = THIS_MODULE,
-	.unlocked_ioctl = ff_ioctl,
+	.unlocked_ioctl = ffst_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 	.llseek = noop_llseek,
 };
 
-static struct miscdevice ff_misc = {
+static struct miscdevice ffst_misc = {
 	.minor = MISC_DYNAMIC_MINOR,
 	.name = "flagsfirst",
-	.fops = &ff_fops,
+	.fops = &ffst_fops,
 	.mode = 0666,
 };
 
-static struct dentry *ff_debugfs;
+static struct dentry *ffst_debugfs;
 
-static int __init ff_init(void)
+static int __init ffst_init(void)
 {
 	int err;
 
-	if (ff_abi_version > FF_ABI_LATEST) {
+	if (ffst_abi_version > FFST_ABI_LATEST) {
 		pr_err("abi_version=%u: this module knows 0 to %u\n",
-		       ff_abi_version, FF_ABI_LATEST);
+		       ffst_abi_version, FFST_ABI_LATEST);
 		return -EINVAL;
 	}
-	err = ff_table_init();
+	err = ffst_table_init();
 	if (err)
 		return err;
-	err = misc_register(&ff_misc);
+	err = misc_register(&ffst_misc);
 	if (err) {
-		ff_table_destroy();
+		ffst_table_destroy();
 		return err;
 	}
 	/* debugfs is optional: errors there are not ours to report */
-	ff_debugfs = debugfs_create_dir(KBUILD_MODNAME, NULL);
-	ff_table_debugfs(ff_debugfs);
+	ffst_debugfs = debugfs_create_dir(KBUILD_MODNAME, NULL);
+	ffst_table_debugfs(ffst_debugfs);
 	return 0;
 }
 
-static void __exit ff_exit(void)
+static void __exit ffst_exit(void)
 {
-	debugfs_remove_recursive(ff_debugfs);
-	misc_deregister(&ff_misc);
-	ff_table_destroy();
+	debugfs_remove_recursive(ffst_debugfs);
+	misc_deregister(&ffst_misc);
+	ffst_table_destroy();
 }
 
-module_init(ff_init);
-module_exit(ff_exit);
+module_init(ffst_init);
+module_exit(ffst_exit);
 
 MODULE_DESCRIPTION("A name->value table whose ioctls are designed flags-first");
 MODULE_AUTHOR("The flagsfirst developers");

@@ -18,7 +18,7 @@
 #include "flagsfirst.h"
 
 /* Entries a uid owns, for max_entries_per_uid. */
-struct ff_quota {
+struct ffst_quota {
 	struct hlist_node node;
 	kuid_t uid;
 	unsigned int count;
@@ -33,7 +33,7 @@ struct ff_quota {
  * also wrapped in @seqc, so that a reader never sees half of it: it
  * retries its lookup instead.
  */
-struct ff_table {
+struct ffst_table {
 	struct mutex lock;		/* serialises writers */
 	seqcount_mutex_t seqc;
 	struct rhashtable ht;		/* name -> entry */
@@ -42,85 +42,85 @@ struct ff_table {
 	unsigned int nr_entries;	/* lock */
 	size_t nr_bytes;		/* lock: names and values */
 	atomic_long_t nr_mem;		/* what the entries take in slab */
-	DECLARE_HASHTABLE(quotas, 6);	/* lock: struct ff_quota by uid */
+	DECLARE_HASHTABLE(quotas, 6);	/* lock: struct ffst_quota by uid */
 	struct list_head watches;	/* lock: watchers (watch.c) */
 };
 
-static struct ff_table ff_table;
+static struct ffst_table ffst_table;
 
-struct ff_key {
+struct ffst_key {
 	const char *name;
 	u32 len;
 };
 
-static u32 ff_key_hash(const void *data, u32 len, u32 seed)
+static u32 ffst_key_hash(const void *data, u32 len, u32 seed)
 {
-	const struct ff_key *key = data;
+	const struct ffst_key *key = data;
 
 	return jhash(key->name, key->len, seed);
 }
 
-static u32 ff_obj_hash(const void *data, u32 len, u32 seed)
+static u32 ffst_obj_hash(const void *data, u32 len, u32 seed)
 {
-	const struct ff_entry *e = data;
+	const struct ffst_entry *e = data;
 
 	return jhash(e->name, e->name_len, seed);
 }
 
-static int ff_obj_cmp(struct rhashtable_compare_arg *arg, const void *obj)
+static int ffst_obj_cmp(struct rhashtable_compare_arg *arg, const void *obj)
 {
-	const struct ff_key *key = arg->key;
-	const struct ff_entry *e = obj;
+	const struct ffst_key *key = arg->key;
+	const struct ffst_entry *e = obj;
 
 	return e->name_len != key->len || memcmp(e->name, key->name, key->len);
 }
 
-static const struct rhashtable_params ff_ht_params = {
-	.head_offset = offsetof(struct ff_entry, node),
-	.hashfn = ff_key_hash,
-	.obj_hashfn = ff_obj_hash,
-	.obj_cmpfn = ff_obj_cmp,
+static const struct rhashtable_params ffst_ht_params = {
+	.head_offset = offsetof(struct ffst_entry, node),
+	.hashfn = ffst_key_hash,
+	.obj_hashfn = ffst_obj_hash,
+	.obj_cmpfn = ffst_obj_cmp,
 	.automatic_shrinking = true,
 };
 
 /* @e's value, for a writer (which holds the lock). */
-static struct ff_value *ff_val(const struct ff_entry *e)
+static struct ffst_value *ffst_val(const struct ffst_entry *e)
 {
 	return rcu_dereference_protected(e->val,
-					 lockdep_is_held(&ff_table.lock));
+					 lockdep_is_held(&ffst_table.lock));
 }
 
 /* What @e counts against max_bytes: its name and the value it holds. */
-static size_t ff_entry_bytes(const struct ff_entry *e)
+static size_t ffst_entry_bytes(const struct ffst_entry *e)
 {
-	return e->name_len + ff_val(e)->len;
+	return e->name_len + ffst_val(e)->len;
 }
 
 /*
  * name[] begins at its offset, inside the padding that rounds sizeof(struct
- * ff_entry) up to 8 bytes: struct_size() would count those bytes again.
+ * ffst_entry) up to 8 bytes: struct_size() would count those bytes again.
  * Both lengths are bounded (FLAGSFIRST_NAME_MAX, FLAGSFIRST_VALUE_MAX).
  */
-static size_t ff_entry_size(u32 name_len, u32 value_len)
+static size_t ffst_entry_size(u32 name_len, u32 value_len)
 {
-	return offsetof(struct ff_entry, name) + name_len + 1 + value_len;
+	return offsetof(struct ffst_entry, name) + name_len + 1 + value_len;
 }
 
 /* What an entry really takes, kmalloc's rounding included. */
-static size_t ff_entry_mem(const struct ff_entry *e)
+static size_t ffst_entry_mem(const struct ffst_entry *e)
 {
-	return kmalloc_size_roundup(ff_entry_size(e->name_len, e->own.len));
+	return kmalloc_size_roundup(ffst_entry_size(e->name_len, e->own.len));
 }
 
 /*
  * An entry named @name holding a new value of @value_len bytes, its own,
  * which the caller fills: one reference for the table, one for @val.
  */
-struct ff_entry *ff_entry_alloc(const char *name, u32 name_len, u32 value_len)
+struct ffst_entry *ffst_entry_alloc(const char *name, u32 name_len, u32 value_len)
 {
-	struct ff_entry *e;
+	struct ffst_entry *e;
 
-	e = kmalloc(ff_entry_size(name_len, value_len), GFP_KERNEL_ACCOUNT);
+	e = kmalloc(ffst_entry_size(name_len, value_len), GFP_KERNEL_ACCOUNT);
 	if (!e)
 		return NULL;
 	refcount_set(&e->ref, 2);
@@ -132,21 +132,21 @@ struct ff_entry *ff_entry_alloc(const char *name, u32 name_len, u32 value_len)
 	e->name_len = name_len;
 	memcpy(e->name, name, name_len);
 	e->name[name_len] = '\0';
-	atomic_long_add(ff_entry_mem(e), &ff_table.nr_mem);
+	atomic_long_add(ffst_entry_mem(e), &ffst_table.nr_mem);
 	return e;
 }
 
 /* Frees an entry that was never published. */
-void ff_entry_free(struct ff_entry *e)
+void ffst_entry_free(struct ffst_entry *e)
 {
-	atomic_long_sub(ff_entry_mem(e), &ff_table.nr_mem);
+	atomic_long_sub(ffst_entry_mem(e), &ffst_table.nr_mem);
 	kfree(e);
 }
 
-void ff_entry_put(struct ff_entry *e)
+void ffst_entry_put(struct ffst_entry *e)
 {
 	if (refcount_dec_and_test(&e->ref)) {
-		atomic_long_sub(ff_entry_mem(e), &ff_table.nr_mem);
+		atomic_long_sub(ffst_entry_mem(e), &ffst_table.nr_mem);
 		kfree_rcu(e, rcu);
 	}
 }
@@ -155,24 +155,24 @@ void ff_entry_put(struct ff_entry *e)
  * Lets go of @e once it is out of the table: its table reference and the
  * one it holds on its value's home.
  */
-static void ff_entry_retire(struct ff_entry *e, struct ff_value *val)
+static void ffst_entry_retire(struct ffst_entry *e, struct ffst_value *val)
 {
-	struct ff_entry *home = ff_value_home(val);
+	struct ffst_entry *home = ffst_value_home(val);
 
-	ff_entry_put(e);
-	ff_entry_put(home);
+	ffst_entry_put(e);
+	ffst_entry_put(home);
 }
 
 /*
  * A new entry named @name that takes over @val, with the reference on
  * @val's home that went with it: RENAME moves a value without a copy.
  */
-static struct ff_entry *ff_entry_adopt(const char *name, u32 name_len,
-				       struct ff_value *val)
+static struct ffst_entry *ffst_entry_adopt(const char *name, u32 name_len,
+				       struct ffst_value *val)
 {
-	struct ff_entry *e;
+	struct ffst_entry *e;
 
-	e = ff_entry_alloc(name, name_len, 0);
+	e = ffst_entry_alloc(name, name_len, 0);
 	if (!e)
 		return NULL;
 	RCU_INIT_POINTER(e->val, val);
@@ -180,20 +180,20 @@ static struct ff_entry *ff_entry_adopt(const char *name, u32 name_len,
 	return e;
 }
 
-static struct ff_entry *ff_lookup_locked(const char *name, u32 name_len)
+static struct ffst_entry *ffst_lookup_locked(const char *name, u32 name_len)
 {
-	struct ff_key key = { .name = name, .len = name_len };
+	struct ffst_key key = { .name = name, .len = name_len };
 
-	lockdep_assert_held(&ff_table.lock);
-	return rhashtable_lookup_fast(&ff_table.ht, &key, ff_ht_params);
+	lockdep_assert_held(&ffst_table.lock);
+	return rhashtable_lookup_fast(&ffst_table.ht, &key, ffst_ht_params);
 }
 
 /* Puts @new where @old is; cannot fail, as @old is in the table. */
-static void ff_replace_locked(struct ff_entry *old, struct ff_entry *new)
+static void ffst_replace_locked(struct ffst_entry *old, struct ffst_entry *new)
 {
-	lockdep_assert_held(&ff_table.lock);
-	WARN_ON_ONCE(rhashtable_replace_fast(&ff_table.ht, &old->node,
-					     &new->node, ff_ht_params));
+	lockdep_assert_held(&ffst_table.lock);
+	WARN_ON_ONCE(rhashtable_replace_fast(&ffst_table.ht, &old->node,
+					     &new->node, ffst_ht_params));
 }
 
 /*
@@ -201,34 +201,34 @@ static void ff_replace_locked(struct ff_entry *old, struct ff_entry *new)
  * retrying if a change of several entries was in flight, or if the entry
  * was replaced before a reference could be taken on it.  A value the
  * caller wants (@want is its buffer size) is copied into @small when it
- * fits (FF_SMALL_VALUE bytes), else the caller gets a reference.  Returns
+ * fits (FFST_SMALL_VALUE bytes), else the caller gets a reference.  Returns
  * 0 or -ENOENT.
  */
-int ff_table_read(const char *name, u32 name_len, u32 want, u8 *small,
-		  struct ff_view *view)
+int ffst_table_read(const char *name, u32 name_len, u32 want, u8 *small,
+		  struct ffst_view *view)
 {
-	struct ff_key key = { .name = name, .len = name_len };
-	const struct ff_value *v = NULL;
-	struct ff_entry *e, *home = NULL;
+	struct ffst_key key = { .name = name, .len = name_len };
+	const struct ffst_value *v = NULL;
+	struct ffst_entry *e, *home = NULL;
 	unsigned int seq;
 
 	rcu_read_lock();
 	for (;;) {
-		seq = read_seqcount_begin(&ff_table.seqc);
-		e = rhashtable_lookup(&ff_table.ht, &key, ff_ht_params);
+		seq = read_seqcount_begin(&ffst_table.seqc);
+		e = rhashtable_lookup(&ffst_table.ht, &key, ffst_ht_params);
 		view->ref = NULL;
 		view->copied = false;
 		if (e) {
 			v = rcu_dereference(e->val);
-			home = ff_value_home(v);
+			home = ffst_value_home(v);
 			view->seq = READ_ONCE(e->seq);
 			view->owner = v->owner;
 			view->attrs = v->attrs;
 			view->value_len = v->len;
 		}
 		if (e && want && want >= v->len) {
-			if (v->len <= FF_SMALL_VALUE) {
-				memcpy(small, ff_entry_value(home), v->len);
+			if (v->len <= FFST_SMALL_VALUE) {
+				memcpy(small, ffst_entry_value(home), v->len);
 				view->copied = true;
 			} else if (refcount_inc_not_zero(&home->ref)) {
 				view->ref = home;
@@ -237,19 +237,19 @@ int ff_table_read(const char *name, u32 name_len, u32 want, u8 *small,
 				continue;
 			}
 		}
-		if (!read_seqcount_retry(&ff_table.seqc, seq))
+		if (!read_seqcount_retry(&ffst_table.seqc, seq))
 			break;
 		if (view->ref)
-			ff_entry_put(view->ref);
+			ffst_entry_put(view->ref);
 	}
 	rcu_read_unlock();
 	return e ? 0 : -ENOENT;
 }
 
 /* Immutable entries are EPERM even for root, as with chattr +i. */
-static int ff_may_modify(const struct ff_entry *e)
+static int ffst_may_modify(const struct ffst_entry *e)
 {
-	const struct ff_value *v = ff_val(e);
+	const struct ffst_value *v = ffst_val(e);
 
 	if (v->attrs & FLAGSFIRST_ATTR_IMMUTABLE)
 		return -EPERM;
@@ -258,20 +258,20 @@ static int ff_may_modify(const struct ff_entry *e)
 	return -EPERM;
 }
 
-static struct ff_quota *ff_quota_find(kuid_t uid)
+static struct ffst_quota *ffst_quota_find(kuid_t uid)
 {
-	struct ff_quota *q;
+	struct ffst_quota *q;
 
-	lockdep_assert_held(&ff_table.lock);
-	hash_for_each_possible(ff_table.quotas, q, node, __kuid_val(uid))
+	lockdep_assert_held(&ffst_table.lock);
+	hash_for_each_possible(ffst_table.quotas, q, node, __kuid_val(uid))
 		if (uid_eq(q->uid, uid))
 			return q;
 	return NULL;
 }
 
-static void ff_quota_uncharge(kuid_t uid)
+static void ffst_quota_uncharge(kuid_t uid)
 {
-	struct ff_quota *q = ff_quota_find(uid);
+	struct ffst_quota *q = ffst_quota_find(uid);
 
 	if (WARN_ON_ONCE(!q))
 		return;
@@ -282,42 +282,42 @@ static void ff_quota_uncharge(kuid_t uid)
 }
 
 /* Takes @old out of the table's accounting; the caller unpublishes it. */
-static void ff_account_remove(struct ff_entry *old)
+static void ffst_account_remove(struct ffst_entry *old)
 {
 	list_del(&old->list);
-	ff_table.nr_entries--;
-	ff_table.nr_bytes -= ff_entry_bytes(old);
-	ff_quota_uncharge(ff_val(old)->owner);
+	ffst_table.nr_entries--;
+	ffst_table.nr_bytes -= ffst_entry_bytes(old);
+	ffst_quota_uncharge(ffst_val(old)->owner);
 }
 
 /*
  * @new replaces @old: same owner, so only the bytes change.  The caller
  * swaps them in the hash table.
  */
-static void ff_account_replace(struct ff_entry *old, struct ff_entry *new)
+static void ffst_account_replace(struct ffst_entry *old, struct ffst_entry *new)
 {
 	list_replace(&old->list, &new->list);
-	ff_table.nr_bytes += ff_entry_bytes(new);
-	ff_table.nr_bytes -= ff_entry_bytes(old);
+	ffst_table.nr_bytes += ffst_entry_bytes(new);
+	ffst_table.nr_bytes -= ffst_entry_bytes(old);
 }
 
-static bool ff_bytes_fit(size_t add, size_t sub)
+static bool ffst_bytes_fit(size_t add, size_t sub)
 {
-	return ff_table.nr_bytes - sub + add <= READ_ONCE(ff_max_bytes);
+	return ffst_table.nr_bytes - sub + add <= READ_ONCE(ffst_max_bytes);
 }
 
 /* Creates @new; on success the table owns it. */
-static int ff_insert_locked(struct ff_entry *new)
+static int ffst_insert_locked(struct ffst_entry *new)
 {
-	struct ff_quota *q, *new_q = NULL;
+	struct ffst_quota *q, *new_q = NULL;
 	int err;
 
-	if (ff_table.nr_entries >= READ_ONCE(ff_max_entries))
+	if (ffst_table.nr_entries >= READ_ONCE(ffst_max_entries))
 		return -ENOSPC;
-	if (!ff_bytes_fit(ff_entry_bytes(new), 0))
+	if (!ffst_bytes_fit(ffst_entry_bytes(new), 0))
 		return -ENOSPC;
-	q = ff_quota_find(new->own.owner);
-	if (q && q->count >= READ_ONCE(ff_max_entries_per_uid) &&
+	q = ffst_quota_find(new->own.owner);
+	if (q && q->count >= READ_ONCE(ffst_max_entries_per_uid) &&
 	    !capable(CAP_SYS_RESOURCE))
 		return -EDQUOT;
 	if (!q) {
@@ -328,21 +328,21 @@ static int ff_insert_locked(struct ff_entry *new)
 		q = new_q;
 	}
 
-	new->seq = ff_table.seq + 1;
-	err = rhashtable_insert_fast(&ff_table.ht, &new->node, ff_ht_params);
+	new->seq = ffst_table.seq + 1;
+	err = rhashtable_insert_fast(&ffst_table.ht, &new->node, ffst_ht_params);
 	if (err) {
 		kfree(new_q);
 		/* -EBUSY or -E2BIG from the hash table mean it cannot grow now */
 		return -ENOMEM;
 	}
 	if (new_q)
-		hash_add(ff_table.quotas, &new_q->node, __kuid_val(new_q->uid));
+		hash_add(ffst_table.quotas, &new_q->node, __kuid_val(new_q->uid));
 	q->count++;
-	list_add_tail(&new->list, &ff_table.entries);
-	ff_table.nr_entries++;
-	ff_table.nr_bytes += ff_entry_bytes(new);
-	ff_table.seq++;
-	ff_notify(&ff_table.watches, FLAGSFIRST_EVENT_SET, new->seq,
+	list_add_tail(&new->list, &ffst_table.entries);
+	ffst_table.nr_entries++;
+	ffst_table.nr_bytes += ffst_entry_bytes(new);
+	ffst_table.seq++;
+	ffst_notify(&ffst_table.watches, FLAGSFIRST_EVENT_SET, new->seq,
 		  new->name, new->name_len, NULL, 0);
 	return 0;
 }
@@ -353,14 +353,14 @@ static int ff_insert_locked(struct ff_entry *new)
  * entry must exist with seq @expect_seq (a compare-and-set).  On success the
  * table owns @new; on failure the caller still does.
  */
-int ff_table_set(struct ff_entry *new, u64 flags, u64 expect_seq)
+int ffst_table_set(struct ffst_entry *new, u64 flags, u64 expect_seq)
 {
-	struct ff_entry *old;
-	struct ff_value *oldval;
+	struct ffst_entry *old;
+	struct ffst_value *oldval;
 	int err;
 
-	mutex_lock(&ff_table.lock);
-	old = ff_lookup_locked(new->name, new->name_len);
+	mutex_lock(&ffst_table.lock);
+	old = ffst_lookup_locked(new->name, new->name_len);
 	err = -EEXIST;
 	if (old && (flags & FLAGSFIRST_SET_NOREPLACE))
 		goto out_unlock;
@@ -371,7 +371,7 @@ int ff_table_set(struct ff_entry *new, u64 flags, u64 expect_seq)
 	if (old && (flags & FLAGSFIRST_SET_IF_SEQ) && old->seq != expect_seq)
 		goto out_unlock;
 	if (old) {
-		err = ff_may_modify(old);
+		err = ffst_may_modify(old);
 		if (err)
 			goto out_unlock;
 	}
@@ -381,55 +381,55 @@ int ff_table_set(struct ff_entry *new, u64 flags, u64 expect_seq)
 
 	if (!old) {
 		new->own.owner = current_fsuid();
-		err = ff_insert_locked(new);
+		err = ffst_insert_locked(new);
 		goto out_unlock;
 	}
 
 	err = -ENOSPC;
-	if (!ff_bytes_fit(ff_entry_bytes(new), ff_entry_bytes(old)))
+	if (!ffst_bytes_fit(ffst_entry_bytes(new), ffst_entry_bytes(old)))
 		goto out_unlock;
-	oldval = ff_val(old);
+	oldval = ffst_val(old);
 	new->own.owner = oldval->owner;
-	new->seq = ++ff_table.seq;
-	ff_replace_locked(old, new);
-	ff_account_replace(old, new);
-	ff_notify(&ff_table.watches, FLAGSFIRST_EVENT_SET, new->seq,
+	new->seq = ++ffst_table.seq;
+	ffst_replace_locked(old, new);
+	ffst_account_replace(old, new);
+	ffst_notify(&ffst_table.watches, FLAGSFIRST_EVENT_SET, new->seq,
 		  new->name, new->name_len, NULL, 0);
-	mutex_unlock(&ff_table.lock);
-	ff_entry_retire(old, oldval);
+	mutex_unlock(&ffst_table.lock);
+	ffst_entry_retire(old, oldval);
 	return 0;
 
 out_unlock:
-	mutex_unlock(&ff_table.lock);
+	mutex_unlock(&ffst_table.lock);
 	return err;
 }
 
-int ff_table_delete(const char *name, u32 name_len)
+int ffst_table_delete(const char *name, u32 name_len)
 {
-	struct ff_entry *old;
-	struct ff_value *oldval;
+	struct ffst_entry *old;
+	struct ffst_value *oldval;
 	int err;
 
-	mutex_lock(&ff_table.lock);
-	old = ff_lookup_locked(name, name_len);
+	mutex_lock(&ffst_table.lock);
+	old = ffst_lookup_locked(name, name_len);
 	err = -ENOENT;
 	if (!old)
 		goto out_unlock;
-	err = ff_may_modify(old);
+	err = ffst_may_modify(old);
 	if (err)
 		goto out_unlock;
-	oldval = ff_val(old);
-	rhashtable_remove_fast(&ff_table.ht, &old->node, ff_ht_params);
-	ff_account_remove(old);
+	oldval = ffst_val(old);
+	rhashtable_remove_fast(&ffst_table.ht, &old->node, ffst_ht_params);
+	ffst_account_remove(old);
 	/* A deletion takes a seq too, to order it among the changes. */
-	ff_notify(&ff_table.watches, FLAGSFIRST_EVENT_DELETE, ++ff_table.seq,
+	ffst_notify(&ffst_table.watches, FLAGSFIRST_EVENT_DELETE, ++ffst_table.seq,
 		  old->name, old->name_len, NULL, 0);
-	mutex_unlock(&ff_table.lock);
-	ff_entry_retire(old, oldval);
+	mutex_unlock(&ffst_table.lock);
+	ffst_entry_retire(old, oldval);
 	return 0;
 
 out_unlock:
-	mutex_unlock(&ff_table.lock);
+	mutex_unlock(&ffst_table.lock);
 	return err;
 }
 
@@ -437,37 +437,37 @@ out_unlock:
  * Deletes every entry the caller may delete, as one change: a reader sees
  * the table before or after, never between.  Returns how many went.
  */
-long ff_table_delete_all(void)
+long ffst_table_delete_all(void)
 {
-	struct ff_entry *e, *tmp;
+	struct ffst_entry *e, *tmp;
 	LIST_HEAD(doomed);
 	long count = 0;
 
-	mutex_lock(&ff_table.lock);
-	write_seqcount_begin(&ff_table.seqc);
-	list_for_each_entry_safe(e, tmp, &ff_table.entries, list) {
-		const struct ff_value *v = ff_val(e);
+	mutex_lock(&ffst_table.lock);
+	write_seqcount_begin(&ffst_table.seqc);
+	list_for_each_entry_safe(e, tmp, &ffst_table.entries, list) {
+		const struct ffst_value *v = ffst_val(e);
 
 		if (v->attrs & FLAGSFIRST_ATTR_IMMUTABLE)
 			continue;
 		if (!uid_eq(v->owner, current_fsuid()) &&
 		    !ns_capable_noaudit(&init_user_ns, CAP_FOWNER))
 			continue;
-		rhashtable_remove_fast(&ff_table.ht, &e->node, ff_ht_params);
-		ff_account_remove(e);
+		rhashtable_remove_fast(&ffst_table.ht, &e->node, ffst_ht_params);
+		ffst_account_remove(e);
 		list_add(&e->list, &doomed);
 		count++;
 	}
-	write_seqcount_end(&ff_table.seqc);
+	write_seqcount_end(&ffst_table.seqc);
 	/* Outside the seqcount section: queueing allocates. */
 	list_for_each_entry_reverse(e, &doomed, list)
-		ff_notify(&ff_table.watches, FLAGSFIRST_EVENT_DELETE,
-			  ++ff_table.seq, e->name, e->name_len, NULL, 0);
-	mutex_unlock(&ff_table.lock);
+		ffst_notify(&ffst_table.watches, FLAGSFIRST_EVENT_DELETE,
+			  ++ffst_table.seq, e->name, e->name_len, NULL, 0);
+	mutex_unlock(&ffst_table.lock);
 
 	/* Out of the table, so no writer changes their values any more. */
 	list_for_each_entry_safe(e, tmp, &doomed, list)
-		ff_entry_retire(e, rcu_dereference_protected(e->val, true));
+		ffst_entry_retire(e, rcu_dereference_protected(e->val, true));
 	return count;
 }
 
@@ -477,19 +477,19 @@ long ff_table_delete_all(void)
  * so it cannot fail; a reader that overlaps it sees the seqcount move and
  * looks again.
  */
-static void ff_exchange_locked(struct ff_entry *a, struct ff_entry *b)
+static void ffst_exchange_locked(struct ffst_entry *a, struct ffst_entry *b)
 {
-	struct ff_value *va = ff_val(a), *vb = ff_val(b);
-	u64 seq = ++ff_table.seq;
+	struct ffst_value *va = ffst_val(a), *vb = ffst_val(b);
+	u64 seq = ++ffst_table.seq;
 
-	write_seqcount_begin(&ff_table.seqc);
+	write_seqcount_begin(&ffst_table.seqc);
 	rcu_assign_pointer(a->val, vb);
 	rcu_assign_pointer(b->val, va);
 	WRITE_ONCE(a->seq, seq);
 	WRITE_ONCE(b->seq, seq);
-	write_seqcount_end(&ff_table.seqc);
+	write_seqcount_end(&ffst_table.seqc);
 	/* The bytes of names and values, and the owners' counts, are as before. */
-	ff_notify(&ff_table.watches, FLAGSFIRST_EVENT_EXCHANGE, seq,
+	ffst_notify(&ffst_table.watches, FLAGSFIRST_EVENT_EXCHANGE, seq,
 		  a->name, a->name_len, b->name, b->name_len);
 }
 
@@ -497,54 +497,54 @@ static void ff_exchange_locked(struct ff_entry *a, struct ff_entry *b)
  * Moves @old's value to a new entry named @newname, replacing @target if
  * there is one.  The value is not copied: the new entry takes it over.
  */
-static int ff_move_locked(struct ff_entry *old, struct ff_entry *target,
+static int ffst_move_locked(struct ffst_entry *old, struct ffst_entry *target,
 			  const char *newname, u32 newlen)
 {
-	size_t sub = ff_entry_bytes(old) + (target ? ff_entry_bytes(target) : 0);
-	struct ff_value *val = ff_val(old);
-	struct ff_entry *new;
+	size_t sub = ffst_entry_bytes(old) + (target ? ffst_entry_bytes(target) : 0);
+	struct ffst_value *val = ffst_val(old);
+	struct ffst_entry *new;
 	int err = 0;
 
-	if (!ff_bytes_fit(newlen + val->len, sub))
+	if (!ffst_bytes_fit(newlen + val->len, sub))
 		return -ENOSPC;
-	new = ff_entry_adopt(newname, newlen, val);
+	new = ffst_entry_adopt(newname, newlen, val);
 	if (!new)
 		return -ENOMEM;
-	new->seq = ff_table.seq + 1;
+	new->seq = ffst_table.seq + 1;
 
-	write_seqcount_begin(&ff_table.seqc);
+	write_seqcount_begin(&ffst_table.seqc);
 	if (target)
-		ff_replace_locked(target, new);
+		ffst_replace_locked(target, new);
 	else
-		err = rhashtable_insert_fast(&ff_table.ht, &new->node,
-					     ff_ht_params);
+		err = rhashtable_insert_fast(&ffst_table.ht, &new->node,
+					     ffst_ht_params);
 	if (!err)
-		rhashtable_remove_fast(&ff_table.ht, &old->node, ff_ht_params);
-	write_seqcount_end(&ff_table.seqc);
+		rhashtable_remove_fast(&ffst_table.ht, &old->node, ffst_ht_params);
+	write_seqcount_end(&ffst_table.seqc);
 	if (err) {
-		ff_entry_free(new);
+		ffst_entry_free(new);
 		return -ENOMEM;
 	}
 
-	ff_table.seq++;
-	ff_account_replace(old, new);
+	ffst_table.seq++;
+	ffst_account_replace(old, new);
 	if (target)
-		ff_account_remove(target);
-	ff_notify(&ff_table.watches, FLAGSFIRST_EVENT_RENAME, new->seq,
+		ffst_account_remove(target);
+	ffst_notify(&ffst_table.watches, FLAGSFIRST_EVENT_RENAME, new->seq,
 		  old->name, old->name_len, new->name, new->name_len);
 	return 0;
 }
 
-int ff_table_rename(const char *oldname, u32 oldlen,
+int ffst_table_rename(const char *oldname, u32 oldlen,
 		    const char *newname, u32 newlen, u64 flags)
 {
-	struct ff_value *targetval = NULL;
-	struct ff_entry *old, *target;
+	struct ffst_value *targetval = NULL;
+	struct ffst_entry *old, *target;
 	int err;
 
-	mutex_lock(&ff_table.lock);
-	old = ff_lookup_locked(oldname, oldlen);
-	target = ff_lookup_locked(newname, newlen);
+	mutex_lock(&ffst_table.lock);
+	old = ffst_lookup_locked(oldname, oldlen);
+	target = ffst_lookup_locked(newname, newlen);
 	err = -ENOENT;
 	if (!old || (!target && (flags & FLAGSFIRST_RENAME_EXCHANGE)))
 		goto out_unlock;
@@ -555,95 +555,95 @@ int ff_table_rename(const char *oldname, u32 oldlen,
 	err = 0;
 	if (old == target)
 		goto out_unlock;
-	err = ff_may_modify(old);
+	err = ffst_may_modify(old);
 	if (!err && target)
-		err = ff_may_modify(target);
+		err = ffst_may_modify(target);
 	if (err)
 		goto out_unlock;
 
 	if (flags & FLAGSFIRST_RENAME_EXCHANGE) {
-		ff_exchange_locked(old, target);
+		ffst_exchange_locked(old, target);
 		goto out_unlock;
 	}
 	if (target)
-		targetval = ff_val(target);
-	err = ff_move_locked(old, target, newname, newlen);
-	mutex_unlock(&ff_table.lock);
+		targetval = ffst_val(target);
+	err = ffst_move_locked(old, target, newname, newlen);
+	mutex_unlock(&ffst_table.lock);
 	if (!err) {
 		/* @old's value went to the new entry, with its reference */
-		ff_entry_put(old);
+		ffst_entry_put(old);
 		if (target)
-			ff_entry_retire(target, targetval);
+			ffst_entry_retire(target, targetval);
 	}
 	return err;
 
 out_unlock:
-	mutex_unlock(&ff_table.lock);
+	mutex_unlock(&ffst_table.lock);
 	return err;
 }
 
-void ff_table_watch(struct list_head *watch)
+void ffst_table_watch(struct list_head *watch)
 {
-	mutex_lock(&ff_table.lock);
-	list_add_tail(watch, &ff_table.watches);
-	mutex_unlock(&ff_table.lock);
+	mutex_lock(&ffst_table.lock);
+	list_add_tail(watch, &ffst_table.watches);
+	mutex_unlock(&ffst_table.lock);
 }
 
-void ff_table_unwatch(struct list_head *watch)
+void ffst_table_unwatch(struct list_head *watch)
 {
-	mutex_lock(&ff_table.lock);
+	mutex_lock(&ffst_table.lock);
 	list_del(watch);
-	mutex_unlock(&ff_table.lock);
+	mutex_unlock(&ffst_table.lock);
 }
 
 /* The table's own accounting, for tests that check it against the table. */
-static int ff_stats_show(struct seq_file *m, void *unused)
+static int ffst_stats_show(struct seq_file *m, void *unused)
 {
 	unsigned int bkt, uids = 0, buckets;
-	struct ff_quota *q;
+	struct ffst_quota *q;
 
-	mutex_lock(&ff_table.lock);
-	hash_for_each(ff_table.quotas, bkt, q, node)
+	mutex_lock(&ffst_table.lock);
+	hash_for_each(ffst_table.quotas, bkt, q, node)
 		uids++;
 	rcu_read_lock();
-	buckets = rcu_dereference(ff_table.ht.tbl)->size;
+	buckets = rcu_dereference(ffst_table.ht.tbl)->size;
 	rcu_read_unlock();
 	/* memory: the entries' slab objects and the hash table's buckets */
 	seq_printf(m, "entries %u\nbytes %zu\nseq %llu\nuids %u\nmemory %lu\n",
-		   ff_table.nr_entries, ff_table.nr_bytes, ff_table.seq, uids,
-		   atomic_long_read(&ff_table.nr_mem) + buckets * sizeof(void *));
-	mutex_unlock(&ff_table.lock);
+		   ffst_table.nr_entries, ffst_table.nr_bytes, ffst_table.seq, uids,
+		   atomic_long_read(&ffst_table.nr_mem) + buckets * sizeof(void *));
+	mutex_unlock(&ffst_table.lock);
 	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(ff_stats);
+DEFINE_SHOW_ATTRIBUTE(ffst_stats);
 
-void ff_table_debugfs(struct dentry *dir)
+void ffst_table_debugfs(struct dentry *dir)
 {
-	debugfs_create_file("stats", 0444, dir, NULL, &ff_stats_fops);
+	debugfs_create_file("stats", 0444, dir, NULL, &ffst_stats_fops);
 }
 
-int ff_table_init(void)
+int ffst_table_init(void)
 {
-	mutex_init(&ff_table.lock);
-	seqcount_mutex_init(&ff_table.seqc, &ff_table.lock);
-	INIT_LIST_HEAD(&ff_table.entries);
-	INIT_LIST_HEAD(&ff_table.watches);
-	hash_init(ff_table.quotas);
-	return rhashtable_init(&ff_table.ht, &ff_ht_params);
+	mutex_init(&ffst_table.lock);
+	seqcount_mutex_init(&ffst_table.seqc, &ffst_table.lock);
+	INIT_LIST_HEAD(&ffst_table.entries);
+	INIT_LIST_HEAD(&ffst_table.watches);
+	hash_init(ffst_table.quotas);
+	return rhashtable_init(&ffst_table.ht, &ffst_ht_params);
 }
 
 /* No file is open any more, so nothing can reach the table. */
-void ff_table_destroy(void)
+void ffst_table_destroy(void)
 {
-	struct ff_entry *e, *tmp;
-	struct ff_quota *q;
+	struct ffst_entry *e, *tmp;
+	struct ffst_quota *q;
 	struct hlist_node *n;
 	int bkt;
 
-	rhashtable_destroy(&ff_table.ht);
-	list_for_each_entry_safe(e, tmp, &ff_table.entries, list)
-		ff_entry_retire(e, rcu_dereference_protected(e->val, true));
-	hash_for_each_safe(ff_table.quotas, bkt, n, q, node)
+	rhashtable_destroy(&ffst_table.ht);
+	list_for_each_entry_safe(e, tmp, &ffst_table.entries, list)
+		ffst_entry_retire(e, rcu_dereference_protected(e->val, true));
+	hash_for_each_safe(ffst_table.quotas, bkt, n, q, node)
 		kfree(q);
 	/* kfree_rcu() callbacks need no module code: no rcu_barrier() */
 }

@@ -18,38 +18,38 @@
 
 #include "flagsfirst.h"
 
-struct ff_event {
+struct ffst_event {
 	struct list_head node;
 	struct flagsfirst_event hdr;
 	char names[];	/* name, NUL, [newname, NUL], zeros up to hdr.size */
 };
 
 /* An OVERFLOW record: a header and an empty name. */
-#define FF_OVERFLOW_SIZE ALIGN(sizeof(struct flagsfirst_event) + 1, 8)
+#define FFST_OVERFLOW_SIZE ALIGN(sizeof(struct flagsfirst_event) + 1, 8)
 
 /*
  * A watcher.  The table's lock protects @node and @mask; @lock protects the
  * queue.  Events are queued under the table's lock, so their order is the
  * order the changes took effect.
  */
-struct ff_watch {
+struct ffst_watch {
 	struct list_head node;		/* in the table's list of watchers */
 	u64 mask;
 	spinlock_t lock;		/* the queue below */
 	struct list_head events;	/* lock */
 	unsigned int nr_events;		/* lock: not counting @overflow */
 	bool overflow_queued;		/* lock: @overflow is on @events */
-	struct ff_event *overflow;	/* preallocated: never fails to queue */
+	struct ffst_event *overflow;	/* preallocated: never fails to queue */
 	struct mutex read_lock;		/* one reader at a time keeps order */
 	wait_queue_head_t wait;
 };
 
 /* A zeroed record of @size bytes (header, names and padding). */
-static struct ff_event *ff_event_alloc(u32 size)
+static struct ffst_event *ffst_event_alloc(u32 size)
 {
-	struct ff_event *ev;
+	struct ffst_event *ev;
 
-	ev = kzalloc(offsetof(struct ff_event, hdr) + size,
+	ev = kzalloc(offsetof(struct ffst_event, hdr) + size,
 		     GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (ev) {
 		ev->hdr.size = size;
@@ -58,7 +58,7 @@ static struct ff_event *ff_event_alloc(u32 size)
 	return ev;
 }
 
-static void ff_watch_queue_overflow(struct ff_watch *w, u64 seq)
+static void ffst_watch_queue_overflow(struct ffst_watch *w, u64 seq)
 {
 	lockdep_assert_held(&w->lock);
 	if (w->overflow_queued)
@@ -68,18 +68,18 @@ static void ff_watch_queue_overflow(struct ff_watch *w, u64 seq)
 	w->overflow_queued = true;
 }
 
-static void ff_watch_queue(struct ff_watch *w, u16 type, u64 seq,
+static void ffst_watch_queue(struct ffst_watch *w, u16 type, u64 seq,
 			   const char *name, u32 name_len,
 			   const char *newname, u32 newname_len)
 {
 	size_t names = name_len + 1 + (newname ? newname_len + 1 : 0);
 	u32 size = ALIGN(sizeof(struct flagsfirst_event) + names, 8);
-	struct ff_event *ev = NULL;
+	struct ffst_event *ev = NULL;
 
 	/* Once full, stay full until read: nothing after the gap is queued. */
-	if (READ_ONCE(w->nr_events) < READ_ONCE(ff_max_queued_events) &&
+	if (READ_ONCE(w->nr_events) < READ_ONCE(ffst_max_queued_events) &&
 	    !READ_ONCE(w->overflow_queued))
-		ev = ff_event_alloc(size);
+		ev = ffst_event_alloc(size);
 	if (ev) {
 		ev->hdr.type = type;
 		ev->hdr.seq = seq;
@@ -92,14 +92,14 @@ static void ff_watch_queue(struct ff_watch *w, u16 type, u64 seq,
 	}
 
 	spin_lock(&w->lock);
-	if (ev && w->nr_events < READ_ONCE(ff_max_queued_events) &&
+	if (ev && w->nr_events < READ_ONCE(ffst_max_queued_events) &&
 	    !w->overflow_queued) {
 		list_add_tail(&ev->node, &w->events);
 		w->nr_events++;
 		ev = NULL;
 	} else {
 		/* A full queue, or no memory: the reader must know it lost one. */
-		ff_watch_queue_overflow(w, seq);
+		ffst_watch_queue_overflow(w, seq);
 	}
 	spin_unlock(&w->lock);
 	kfree(ev);
@@ -107,26 +107,26 @@ static void ff_watch_queue(struct ff_watch *w, u16 type, u64 seq,
 }
 
 /* Tells every watcher whose mask has @type; called with the table's lock. */
-void ff_notify(struct list_head *watches, u16 type, u64 seq,
+void ffst_notify(struct list_head *watches, u16 type, u64 seq,
 	       const char *name, u32 name_len,
 	       const char *newname, u32 newname_len)
 {
-	struct ff_watch *w;
+	struct ffst_watch *w;
 
 	list_for_each_entry(w, watches, node)
 		if (w->mask & type)
-			ff_watch_queue(w, type, seq, name, name_len,
+			ffst_watch_queue(w, type, seq, name, name_len,
 				       newname, newname_len);
 }
 
 /* The next record, taken off the queue, or NULL if it is empty. */
-static struct ff_event *ff_watch_next(struct ff_watch *w, size_t room,
+static struct ffst_event *ffst_watch_next(struct ffst_watch *w, size_t room,
 				      bool *too_big)
 {
-	struct ff_event *ev;
+	struct ffst_event *ev;
 
 	spin_lock(&w->lock);
-	ev = list_first_entry_or_null(&w->events, struct ff_event, node);
+	ev = list_first_entry_or_null(&w->events, struct ffst_event, node);
 	if (ev && ev->hdr.size > room) {
 		*too_big = true;
 		ev = NULL;
@@ -143,7 +143,7 @@ static struct ff_event *ff_watch_next(struct ff_watch *w, size_t room,
 }
 
 /* Puts @ev back at the head after a failed copy: nothing is lost. */
-static void ff_watch_unget(struct ff_watch *w, struct ff_event *ev)
+static void ffst_watch_unget(struct ffst_watch *w, struct ffst_event *ev)
 {
 	spin_lock(&w->lock);
 	list_add(&ev->node, &w->events);
@@ -154,7 +154,7 @@ static void ff_watch_unget(struct ff_watch *w, struct ff_event *ev)
 	spin_unlock(&w->lock);
 }
 
-static bool ff_watch_ready(struct ff_watch *w)
+static bool ffst_watch_ready(struct ffst_watch *w)
 {
 	bool ready;
 
@@ -164,29 +164,29 @@ static bool ff_watch_ready(struct ff_watch *w)
 	return ready;
 }
 
-static ssize_t ff_watch_read(struct file *file, char __user *buf,
+static ssize_t ffst_watch_read(struct file *file, char __user *buf,
 			     size_t count, loff_t *ppos)
 {
-	struct ff_watch *w = file->private_data;
-	struct ff_event *ev;
+	struct ffst_watch *w = file->private_data;
+	struct ffst_event *ev;
 	bool too_big = false;
 	ssize_t copied = 0;
 	int err;
 
 	if (mutex_lock_interruptible(&w->read_lock))
 		return -ERESTARTSYS;
-	while (!ff_watch_ready(w)) {
+	while (!ffst_watch_ready(w)) {
 		err = -EAGAIN;
 		if (file->f_flags & O_NONBLOCK)
 			goto out_unlock;
-		err = wait_event_interruptible(w->wait, ff_watch_ready(w));
+		err = wait_event_interruptible(w->wait, ffst_watch_ready(w));
 		if (err)
 			goto out_unlock;
 	}
 
-	while ((ev = ff_watch_next(w, count - copied, &too_big))) {
+	while ((ev = ffst_watch_next(w, count - copied, &too_big))) {
 		if (copy_to_user(buf + copied, &ev->hdr, ev->hdr.size)) {
-			ff_watch_unget(w, ev);
+			ffst_watch_unget(w, ev);
 			err = -EFAULT;
 			goto out_unlock;
 		}
@@ -202,20 +202,20 @@ out_unlock:
 	return copied ? copied : err;
 }
 
-static __poll_t ff_watch_poll(struct file *file, poll_table *pt)
+static __poll_t ffst_watch_poll(struct file *file, poll_table *pt)
 {
-	struct ff_watch *w = file->private_data;
+	struct ffst_watch *w = file->private_data;
 
 	poll_wait(file, &w->wait, pt);
-	return ff_watch_ready(w) ? EPOLLIN | EPOLLRDNORM : 0;
+	return ffst_watch_ready(w) ? EPOLLIN | EPOLLRDNORM : 0;
 }
 
-static int ff_watch_release(struct inode *inode, struct file *file)
+static int ffst_watch_release(struct inode *inode, struct file *file)
 {
-	struct ff_watch *w = file->private_data;
-	struct ff_event *ev, *tmp;
+	struct ffst_watch *w = file->private_data;
+	struct ffst_event *ev, *tmp;
 
-	ff_table_unwatch(&w->node);
+	ffst_table_unwatch(&w->node);
 	list_for_each_entry_safe(ev, tmp, &w->events, node)
 		if (ev != w->overflow)
 			kfree(ev);
@@ -224,19 +224,19 @@ static int ff_watch_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
-static const struct file_operations ff_watch_fops = {
+static const struct file_operations ffst_watch_fops = {
 	.owner = THIS_MODULE,
-	.read = ff_watch_read,
-	.poll = ff_watch_poll,
-	.release = ff_watch_release,
+	.read = ffst_watch_read,
+	.poll = ffst_watch_poll,
+	.release = ffst_watch_release,
 	.llseek = noop_llseek,
 };
 
 /* Returns a new fd watching @mask, or an errno. */
-int ff_watch_create(u64 mask, u64 flags)
+int ffst_watch_create(u64 mask, u64 flags)
 {
 	int fd, fflags = O_RDONLY;
-	struct ff_watch *w;
+	struct ffst_watch *w;
 
 	if (flags & FLAGSFIRST_WATCH_CLOEXEC)
 		fflags |= O_CLOEXEC;
@@ -246,7 +246,7 @@ int ff_watch_create(u64 mask, u64 flags)
 	w = kzalloc(sizeof(*w), GFP_KERNEL_ACCOUNT);
 	if (!w)
 		return -ENOMEM;
-	w->overflow = ff_event_alloc(FF_OVERFLOW_SIZE);
+	w->overflow = ffst_event_alloc(FFST_OVERFLOW_SIZE);
 	if (!w->overflow) {
 		kfree(w);
 		return -ENOMEM;
@@ -259,10 +259,10 @@ int ff_watch_create(u64 mask, u64 flags)
 	w->overflow->hdr.type = FLAGSFIRST_EVENT_OVERFLOW;
 
 	/* Watching before the fd exists only queues events nobody reads yet. */
-	ff_table_watch(&w->node);
-	fd = anon_inode_getfd("[flagsfirst-watch]", &ff_watch_fops, w, fflags);
+	ffst_table_watch(&w->node);
+	fd = anon_inode_getfd("[flagsfirst-watch]", &ffst_watch_fops, w, fflags);
 	if (fd < 0) {
-		ff_table_unwatch(&w->node);
+		ffst_table_unwatch(&w->node);
 		kfree(w->overflow);
 		kfree(w);
 	}

@@ -87,14 +87,14 @@ static uint64_t ptr(const void *p)
 }
 
 /* The ioctl's result, or -errno: tests compare against -EINVAL and such. */
-static int ff(int fd, unsigned long cmd, void *arg)
+static int ffst(int fd, unsigned long cmd, void *arg)
 {
 	int ret = ioctl(fd, cmd, arg);
 
 	return ret < 0 ? -errno : ret;
 }
 
-static unsigned long ff_cmd(unsigned int nr, size_t usize)
+static unsigned long ffst_cmd(unsigned int nr, size_t usize)
 {
 	return _IOC(_IOC_READ | _IOC_WRITE, 'Y', nr, usize);
 }
@@ -125,7 +125,7 @@ static int set(int fd, const char *name, const char *value, uint64_t flags)
 		.value_len = value ? strlen(value) : 0,
 	};
 
-	return ff(fd, FLAGSFIRST_IOC_SET, &s);
+	return ffst(fd, FLAGSFIRST_IOC_SET, &s);
 }
 
 /* Fills @get (value into @buf, a string) and returns the GET result. */
@@ -139,7 +139,7 @@ static int get(int fd, const char *name, char *buf, size_t len,
 	get->name = ptr(name);
 	get->value = ptr(buf);
 	get->value_len = len - 1;
-	ret = ff(fd, FLAGSFIRST_IOC_GET, get);
+	ret = ffst(fd, FLAGSFIRST_IOC_GET, get);
 	return ret;
 }
 
@@ -147,21 +147,21 @@ static bool exists(int fd, const char *name)
 {
 	struct flagsfirst_get g = { .name = ptr(name) };
 
-	return ff(fd, FLAGSFIRST_IOC_GET, &g) == 0;
+	return ffst(fd, FLAGSFIRST_IOC_GET, &g) == 0;
 }
 
 static uint64_t seq_of(int fd, const char *name)
 {
 	struct flagsfirst_get g = { .name = ptr(name) };
 
-	return ff(fd, FLAGSFIRST_IOC_GET, &g) == 0 ? g.seq : 0;
+	return ffst(fd, FLAGSFIRST_IOC_GET, &g) == 0 ? g.seq : 0;
 }
 
 static int del(int fd, const char *name, uint64_t flags)
 {
 	struct flagsfirst_delete d = { .flags = flags, .name = ptr(name) };
 
-	return ff(fd, FLAGSFIRST_IOC_DELETE, &d);
+	return ffst(fd, FLAGSFIRST_IOC_DELETE, &d);
 }
 
 static int ren(int fd, const char *oldname, const char *newname, uint64_t flags)
@@ -170,7 +170,7 @@ static int ren(int fd, const char *oldname, const char *newname, uint64_t flags)
 		.flags = flags, .oldname = ptr(oldname), .newname = ptr(newname),
 	};
 
-	return ff(fd, FLAGSFIRST_IOC_RENAME, &r);
+	return ffst(fd, FLAGSFIRST_IOC_RENAME, &r);
 }
 
 static int ren_legacy(int fd, const char *oldname, const char *newname)
@@ -179,7 +179,7 @@ static int ren_legacy(int fd, const char *oldname, const char *newname)
 		.oldname = ptr(oldname), .newname = ptr(newname),
 	};
 
-	return ff(fd, FLAGSFIRST_IOC_RENAME_LEGACY, &r);
+	return ffst(fd, FLAGSFIRST_IOC_RENAME_LEGACY, &r);
 }
 
 /*
@@ -493,7 +493,7 @@ static int call_sized(int fd, const FIXTURE_VARIANT(op) *v, struct names *n,
 	if (!buf)
 		return -ENOMEM;
 	memcpy(buf, full, usize - shift);
-	ret = ff(fd, ff_cmd(v->nr, usize), buf);
+	ret = ffst(fd, ffst_cmd(v->nr, usize), buf);
 	/* A new fd is success; CHECK_FIELDS returns 0, not an fd. */
 	if (v->returns_fd && ret > 0) {
 		close(ret);
@@ -526,7 +526,7 @@ static size_t kernel_size(int fd, unsigned int nr)
 	size_t n = sizeof(buf);
 
 	memcpy(buf, &cf, sizeof(cf));
-	if (ff(fd, ff_cmd(nr, sizeof(buf)), buf))
+	if (ffst(fd, ffst_cmd(nr, sizeof(buf)), buf))
 		return 0;
 	while (n && !buf[n - 1])
 		n--;
@@ -579,7 +579,7 @@ TEST_F(op, odd_size_struct_ending_on_an_unmapped_page_fails_with_EFAULT)
 
 TEST_F(op, null_struct_fails_with_EFAULT)
 {
-	EXPECT_EQ(-EFAULT, ff(self->fd, ff_cmd(variant->nr, variant->size), NULL));
+	EXPECT_EQ(-EFAULT, ffst(self->fd, ffst_cmd(variant->nr, variant->size), NULL));
 }
 
 TEST_F(op, every_unknown_flag_bit_fails_with_EINVAL)
@@ -646,7 +646,7 @@ TEST_F(op, every_non_zero_reserved_field_fails_with_EINVAL)
 		variant->fill(self->fd, &self->n, buf, 0);
 		memset(buf + variant->reserved[i].offset, 0x01,
 		       variant->reserved[i].size);
-		EXPECT_EQ(-EINVAL, ff(self->fd, ff_cmd(variant->nr, variant->size), buf));
+		EXPECT_EQ(-EINVAL, ffst(self->fd, ffst_cmd(variant->nr, variant->size), buf));
 		EXPECT_EQ(false, variant->happened(self->fd, &self->n));
 	}
 }
@@ -681,7 +681,7 @@ static void check_fields_into_poison(struct __test_metadata *_metadata,
 	variant->fill(fd, n, full, FLAGSFIRST_CHECK_FIELDS);
 	memcpy(buf, full, sizeof(flags));
 	memset(buf + sizeof(flags), POISON, usize - sizeof(flags));
-	ASSERT_EQ(0, ff(fd, ff_cmd(variant->nr, usize), buf));
+	ASSERT_EQ(0, ffst(fd, ffst_cmd(variant->nr, usize), buf));
 
 	memcpy(&flags, buf, sizeof(flags));
 	if (exact) {
@@ -737,7 +737,7 @@ TEST_F(op, check_fields_at_ver0_size_writes_nothing_past_it)
 	variant->fill(self->fd, &self->n, full, FLAGSFIRST_CHECK_FIELDS);
 	memcpy(buf, full, variant->ver0);
 	/* at_page_end() makes any write past ver0 bytes fault. */
-	ASSERT_EQ(0, ff(self->fd, ff_cmd(variant->nr, variant->ver0), buf));
+	ASSERT_EQ(0, ffst(self->fd, ffst_cmd(variant->nr, variant->ver0), buf));
 	memcpy(&flags, buf, sizeof(flags));
 	if (module_view(variant, &expected, &ksize)) {
 		EXPECT_EQ(expected | FLAGSFIRST_CHECK_FIELDS, flags);
@@ -771,9 +771,9 @@ TEST_F(op, other_directions_fail_with_ENOTTY)
 	unsigned char buf[PAGE] = { 0 };
 
 	variant->fill(self->fd, &self->n, buf, 0);
-	EXPECT_EQ(-ENOTTY, ff(self->fd, _IOC(_IOC_WRITE, 'Y', variant->nr, variant->size), buf));
-	EXPECT_EQ(-ENOTTY, ff(self->fd, _IOC(_IOC_READ, 'Y', variant->nr, variant->size), buf));
-	EXPECT_EQ(-ENOTTY, ff(self->fd, _IOC(_IOC_NONE, 'Y', variant->nr, 0), buf));
+	EXPECT_EQ(-ENOTTY, ffst(self->fd, _IOC(_IOC_WRITE, 'Y', variant->nr, variant->size), buf));
+	EXPECT_EQ(-ENOTTY, ffst(self->fd, _IOC(_IOC_READ, 'Y', variant->nr, variant->size), buf));
+	EXPECT_EQ(-ENOTTY, ffst(self->fd, _IOC(_IOC_NONE, 'Y', variant->nr, 0), buf));
 	EXPECT_EQ(false, variant->happened(self->fd, &self->n));
 }
 
@@ -797,7 +797,7 @@ TEST(unknown_numbers_and_foreign_types_fail_with_ENOTTY)
 
 	ASSERT_LE(0, fd);
 	for (i = 0; i < ARRAY_SIZE(cases); i++)
-		EXPECT_EQ(-ENOTTY, ff(fd, cases[i].cmd, buf))
+		EXPECT_EQ(-ENOTTY, ffst(fd, cases[i].cmd, buf))
 			TH_LOG("case %zu: %s", i, cases[i].what ?: "");
 	close(fd);
 }
@@ -889,14 +889,14 @@ TEST(set_names_and_values_at_and_past_their_limits)
 	s.name = ptr(fresh(tag, "value"));
 	s.value = ptr(value);
 	s.value_len = FLAGSFIRST_VALUE_MAX;
-	EXPECT_EQ(0, ff(fd, FLAGSFIRST_IOC_SET, &s)) TH_LOG("a 64 KiB value");
+	EXPECT_EQ(0, ffst(fd, FLAGSFIRST_IOC_SET, &s)) TH_LOG("a 64 KiB value");
 	s.value_len = FLAGSFIRST_VALUE_MAX + 1;
 	s.name = ptr(fresh(tag, "value"));
-	EXPECT_EQ(-E2BIG, ff(fd, FLAGSFIRST_IOC_SET, &s)) TH_LOG("64 KiB + 1");
+	EXPECT_EQ(-E2BIG, ffst(fd, FLAGSFIRST_IOC_SET, &s)) TH_LOG("64 KiB + 1");
 	EXPECT_EQ(false, exists(fd, tag));
 	s.value = 0;
 	s.value_len = 0;
-	EXPECT_EQ(0, ff(fd, FLAGSFIRST_IOC_SET, &s)) TH_LOG("empty value, NULL pointer");
+	EXPECT_EQ(0, ffst(fd, FLAGSFIRST_IOC_SET, &s)) TH_LOG("empty value, NULL pointer");
 	close(fd);
 }
 
@@ -910,15 +910,15 @@ TEST(set_with_bad_pointers_fails_with_EFAULT_and_creates_nothing)
 	ASSERT_LE(0, fd);
 	ASSERT_NE(NULL, unmapped);
 	s.name = 0;
-	EXPECT_EQ(-EFAULT, ff(fd, FLAGSFIRST_IOC_SET, &s)) TH_LOG("NULL name");
+	EXPECT_EQ(-EFAULT, ffst(fd, FLAGSFIRST_IOC_SET, &s)) TH_LOG("NULL name");
 	s.name = ptr(unmapped);
-	EXPECT_EQ(-EFAULT, ff(fd, FLAGSFIRST_IOC_SET, &s)) TH_LOG("unmapped name");
+	EXPECT_EQ(-EFAULT, ffst(fd, FLAGSFIRST_IOC_SET, &s)) TH_LOG("unmapped name");
 	s.name = ptr(fresh(name, "s"));
 	s.value = ptr(unmapped - 1);
 	s.value_len = 2;
-	EXPECT_EQ(-EFAULT, ff(fd, FLAGSFIRST_IOC_SET, &s)) TH_LOG("value straddles a hole");
+	EXPECT_EQ(-EFAULT, ffst(fd, FLAGSFIRST_IOC_SET, &s)) TH_LOG("value straddles a hole");
 	s.value = 0xffffffffffff0000ULL;
-	EXPECT_EQ(-EFAULT, ff(fd, FLAGSFIRST_IOC_SET, &s)) TH_LOG("kernel address");
+	EXPECT_EQ(-EFAULT, ffst(fd, FLAGSFIRST_IOC_SET, &s)) TH_LOG("kernel address");
 	EXPECT_EQ(false, exists(fd, name));
 	close(fd);
 }
@@ -993,7 +993,7 @@ static int set_if_seq(int fd, const char *name, const char *value,
 		.value_len = strlen(value), .expect_seq = expect_seq,
 	};
 
-	return ff(fd, ff_cmd(_IOC_NR(FLAGSFIRST_IOC_SET), usize), &s);
+	return ffst(fd, ffst_cmd(_IOC_NR(FLAGSFIRST_IOC_SET), usize), &s);
 }
 
 TEST(set_if_seq_replaces_only_while_the_seq_is_unchanged)
@@ -1098,7 +1098,7 @@ TEST(check_fields_reports_the_set_layout_of_the_running_abi)
 	memset(&s, 0, sizeof(s));
 	s.flags = FLAGSFIRST_CHECK_FIELDS;
 	memcpy(buf, &s, sizeof(s.flags));
-	ASSERT_EQ(0, ff(fd, ff_cmd(_IOC_NR(FLAGSFIRST_IOC_SET), sizeof(buf)), buf));
+	ASSERT_EQ(0, ffst(fd, ffst_cmd(_IOC_NR(FLAGSFIRST_IOC_SET), sizeof(buf)), buf));
 	memcpy(&s, buf, sizeof(s));
 	EXPECT_EQ(module_abi() < 1 ? FLAGSFIRST_SET_SIZE_VER0 : FLAGSFIRST_SET_SIZE_VER1,
 		  kernel_size(fd, _IOC_NR(FLAGSFIRST_IOC_SET)));
@@ -1139,7 +1139,7 @@ TEST(get_writes_every_output_field_into_a_poisoned_struct)
 	g.name = ptr(name);
 	g.value = ptr(value);
 	g.value_len = sizeof(value);
-	ASSERT_EQ(0, ff(fd, FLAGSFIRST_IOC_GET, &g));
+	ASSERT_EQ(0, ffst(fd, FLAGSFIRST_IOC_GET, &g));
 	EXPECT_EQ(3, g.value_len);
 	EXPECT_EQ(0, g.attrs);
 	EXPECT_EQ(seq_of(fd, name), g.seq);
@@ -1160,7 +1160,7 @@ TEST(get_with_a_zero_length_buffer_reports_the_size_only)
 	ASSERT_EQ(0, set(fd, fresh(name, "g"), "twelve bytes", 0));
 	g.name = ptr(name);
 	g.value = 0;
-	ASSERT_EQ(0, ff(fd, FLAGSFIRST_IOC_GET, &g));
+	ASSERT_EQ(0, ffst(fd, FLAGSFIRST_IOC_GET, &g));
 	EXPECT_EQ(12, g.value_len);
 	close(fd);
 }
@@ -1178,7 +1178,7 @@ TEST(get_with_a_short_buffer_fails_with_ERANGE_and_reports_the_size)
 	g.name = ptr(name);
 	g.value = ptr(value);
 	g.value_len = 11;
-	EXPECT_EQ(-ERANGE, ff(fd, FLAGSFIRST_IOC_GET, &g));
+	EXPECT_EQ(-ERANGE, ffst(fd, FLAGSFIRST_IOC_GET, &g));
 	EXPECT_EQ(12, g.value_len);
 	EXPECT_EQ(POISON, value[0]) TH_LOG("the buffer is left alone");
 	close(fd);
@@ -1193,11 +1193,11 @@ TEST(get_with_bad_pointers_fails_with_EFAULT)
 
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, set(fd, fresh(name, "g"), "value", 0));
-	EXPECT_EQ(-EFAULT, ff(fd, FLAGSFIRST_IOC_GET, &g)) TH_LOG("NULL name");
+	EXPECT_EQ(-EFAULT, ffst(fd, FLAGSFIRST_IOC_GET, &g)) TH_LOG("NULL name");
 	g.name = ptr(name);
 	g.value = ptr(unmapped - 2);
 	g.value_len = 5;
-	EXPECT_EQ(-EFAULT, ff(fd, FLAGSFIRST_IOC_GET, &g)) TH_LOG("value straddles a hole");
+	EXPECT_EQ(-EFAULT, ffst(fd, FLAGSFIRST_IOC_GET, &g)) TH_LOG("value straddles a hole");
 	close(fd);
 }
 
@@ -1209,7 +1209,7 @@ TEST(get_with_bad_pointers_fails_with_EFAULT)
  */
 TEST(get_sees_a_whole_value_and_never_enoent_while_set_replaces_it)
 {
-	static const size_t sizes[] = { 32, 200 };	/* FF_SMALL_VALUE is 64 */
+	static const size_t sizes[] = { 32, 200 };	/* FFST_SMALL_VALUE is 64 */
 	char name[64], a[256], b[256], out[257];
 	struct flagsfirst_get g;
 	int fd = open_dev(), status;
@@ -1397,7 +1397,7 @@ TEST(rename_exchange_swaps_two_entries_atomically)
  */
 TEST(values_survive_exchanges_renames_and_the_loss_of_their_first_names)
 {
-	static const size_t sizes[] = { 8, 200 };	/* FF_SMALL_VALUE is 64 */
+	static const size_t sizes[] = { 8, 200 };	/* FFST_SMALL_VALUE is 64 */
 	char a[64], b[64], c[64], va[256], vb[256], buf[257];
 	struct flagsfirst_get g;
 	int fd = open_dev();
@@ -1507,7 +1507,7 @@ TEST(rename_legacy_moves_and_replaces_like_rename_with_flags_zero)
 	EXPECT_EQ(0, ren_legacy(fd, b, b));
 	EXPECT_EQ(-ENOENT, ren_legacy(fd, a, b));
 	EXPECT_EQ(-ENOENT, ren_legacy(fd, b, ""));
-	EXPECT_EQ(-EFAULT, ff(fd, FLAGSFIRST_IOC_RENAME_LEGACY, NULL));
+	EXPECT_EQ(-EFAULT, ffst(fd, FLAGSFIRST_IOC_RENAME_LEGACY, NULL));
 	close(fd);
 }
 
@@ -1689,11 +1689,11 @@ TEST_F(limits, names_and_values_over_max_bytes_fail_with_ENOSPC)
 	s.name = ptr(name);
 	s.value = ptr(big);
 	s.value_len = sizeof(big);
-	EXPECT_EQ(-ENOSPC, ff(self->fd, FLAGSFIRST_IOC_SET, &s)) TH_LOG("a bigger value");
+	EXPECT_EQ(-ENOSPC, ffst(self->fd, FLAGSFIRST_IOC_SET, &s)) TH_LOG("a bigger value");
 	EXPECT_EQ(-ENOSPC, ren(self->fd, name, "a-much-longer-name-than-before", 0));
 	EXPECT_EQ(0, del(self->fd, name, 0)) TH_LOG("deleting is always allowed");
 	ASSERT_EQ(0, write_param("max_bytes", "1000000"));
-	EXPECT_EQ(0, ff(self->fd, FLAGSFIRST_IOC_SET, &s));
+	EXPECT_EQ(0, ffst(self->fd, FLAGSFIRST_IOC_SET, &s));
 }
 
 static int fill_quota(int fd, void *arg)
@@ -1732,7 +1732,7 @@ static int watch(int fd, uint64_t mask, uint64_t flags)
 {
 	struct flagsfirst_watch w = { .flags = flags, .mask = mask };
 
-	return ff(fd, FLAGSFIRST_IOC_WATCH, &w);
+	return ffst(fd, FLAGSFIRST_IOC_WATCH, &w);
 }
 
 TEST(watch_masks_with_an_unknown_bit_or_no_bit_fail_with_EINVAL)

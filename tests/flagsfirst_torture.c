@@ -61,7 +61,7 @@ static uint64_t ptr(const void *p)
 	return (uint64_t)(uintptr_t)p;
 }
 
-static int ff(unsigned long cmd, void *arg)
+static int ffst(unsigned long cmd, void *arg)
 {
 	int ret = ioctl(dev, cmd, arg);
 
@@ -129,7 +129,7 @@ static int set(const char *name, const char *value, uint64_t flags)
 		.value_len = strlen(value),
 	};
 
-	return ff(FLAGSFIRST_IOC_SET, &s);
+	return ffst(FLAGSFIRST_IOC_SET, &s);
 }
 
 /* GET into @buf; returns the ioctl's result, with the output in @g. */
@@ -139,7 +139,7 @@ static int get(const char *name, char *buf, size_t len, struct flagsfirst_get *g
 	g->name = ptr(name);
 	g->value = ptr(buf);
 	g->value_len = len;
-	return ff(FLAGSFIRST_IOC_GET, g);
+	return ffst(FLAGSFIRST_IOC_GET, g);
 }
 
 static int del_all(void)
@@ -148,7 +148,7 @@ static int del_all(void)
 		.flags = FLAGSFIRST_DELETE_ALL, .name = ptr(""),
 	};
 
-	return ff(FLAGSFIRST_IOC_DELETE, &d);
+	return ffst(FLAGSFIRST_IOC_DELETE, &d);
 }
 
 static int ren(const char *a, const char *b, uint64_t flags)
@@ -157,7 +157,7 @@ static int ren(const char *a, const char *b, uint64_t flags)
 		.flags = flags, .oldname = ptr(a), .newname = ptr(b),
 	};
 
-	return ff(FLAGSFIRST_IOC_RENAME, &r);
+	return ffst(FLAGSFIRST_IOC_RENAME, &r);
 }
 
 /* ------------------------------------------------------------------ fuzz */
@@ -571,7 +571,7 @@ static void *stress_worker(void *arg)
 		case 2: {
 			struct flagsfirst_delete d = { .name = ptr(a) };
 
-			ret = ff(FLAGSFIRST_IOC_DELETE, &d);
+			ret = ffst(FLAGSFIRST_IOC_DELETE, &d);
 			break;
 		}
 		case 3:
@@ -604,7 +604,7 @@ static void *stress_watcher(void *arg)
 	};
 	uint64_t last = 0;
 	unsigned long ops = 0;
-	int wfd = ff(FLAGSFIRST_IOC_WATCH, &wa);
+	int wfd = ffst(FLAGSFIRST_IOC_WATCH, &wa);
 
 	if (wfd < 0) {
 		snprintf(w->failure, sizeof(w->failure), "WATCH: %d", wfd);
@@ -631,7 +631,7 @@ static void *stress_watcher(void *arg)
 		/* Watches come and go too. */
 		if (ops % 64 == 63) {
 			close(wfd);
-			wfd = ff(FLAGSFIRST_IOC_WATCH, &wa);
+			wfd = ffst(FLAGSFIRST_IOC_WATCH, &wa);
 			last = 0;
 		}
 	}
@@ -761,7 +761,7 @@ static void prep_watched(void)
 
 	prep_a();
 	if (watched < 0)
-		watched = ff(FLAGSFIRST_IOC_WATCH, &w);
+		watched = ffst(FLAGSFIRST_IOC_WATCH, &w);
 	while (read(watched, buf, sizeof(buf)) > 0)
 		;
 }
@@ -788,7 +788,7 @@ static int op_delete(void)
 {
 	struct flagsfirst_delete d = { .name = ptr("fa") };
 
-	return ff(FLAGSFIRST_IOC_DELETE, &d);
+	return ffst(FLAGSFIRST_IOC_DELETE, &d);
 }
 
 static int op_delete_all(void)
@@ -815,14 +815,14 @@ static int op_rename_legacy(void)
 {
 	struct flagsfirst_rename_legacy r = { ptr("fa"), ptr("fd") };
 
-	return ff(FLAGSFIRST_IOC_RENAME_LEGACY, &r);
+	return ffst(FLAGSFIRST_IOC_RENAME_LEGACY, &r);
 }
 
 static int op_watch(void)
 {
 	struct flagsfirst_watch w = { .flags = FLAGSFIRST_WATCH_CLOEXEC,
 				      .mask = FLAGSFIRST_EVENT_ALL };
-	int fd = ff(FLAGSFIRST_IOC_WATCH, &w);
+	int fd = ffst(FLAGSFIRST_IOC_WATCH, &w);
 
 	if (fd >= 0)
 		close(fd);
