@@ -12,15 +12,20 @@
 
 /*
  * What a name holds: a value with its owner and attributes.  It never
- * changes once published.  Its bytes live in the allocation of the entry
- * created with it (its home, see ffst_value_home()), but it can move to
- * another entry: EXCHANGE swaps two entries' values, RENAME hands one to
- * the entry of the new name.  Neither allocates or copies.
+ * changes once published.  Its bytes live in, or hang off, the allocation
+ * of the entry created with it (its home, see ffst_value_home()), but it
+ * can move to another entry: EXCHANGE swaps two entries' values, RENAME
+ * hands one to the entry of the new name.  Neither allocates or copies.
  */
 struct ffst_value {
 	kuid_t owner;
 	u32 attrs;			/* FLAGSFIRST_ATTR_* */
 	u32 len;
+	/*
+	 * After the home's name, or, for a value that would make one kmalloc()
+	 * round up by more than a page, pages of its own (vmalloc).
+	 */
+	u8 *data;
 };
 
 /*
@@ -28,7 +33,8 @@ struct ffst_value {
  * a new entry in its place, so an RCU reader that found an entry sees a
  * consistent one without a lock; only EXCHANGE changes an entry in place
  * (@val and @seq), inside the table's seqcount, which sends a reader that
- * overlapped it round again.
+ * overlapped it round again, and DELETE_ALL marks its victims (@doomed)
+ * before one store makes them all absent at once.
  *
  * @ref keeps the allocation, and with it @own's bytes: one for being in
  * the table, one for each entry whose @val is @own (itself, or another
@@ -36,13 +42,16 @@ struct ffst_value {
  */
 struct ffst_entry {
 	struct rhash_head node;		/* in ffst_table.ht */
-	struct list_head list;		/* in ffst_table.entries */
-	struct rcu_head rcu;
+	union {
+		struct list_head list;	/* while in the table: its entries */
+		struct rcu_head rcu;	/* once out of it and unreferenced */
+	};
 	u64 seq;
 	struct ffst_value __rcu *val;	/* &own, or another entry's own */
 	refcount_t ref;
-	u32 name_len;
+	u32 doomed;			/* the DELETE_ALL that takes it, or 0 */
 	struct ffst_value own;		/* len 0 if the entry never had a value */
+	u32 name_len;
 	char name[];			/* name_len bytes and a NUL, then own's bytes */
 };
 
@@ -50,12 +59,6 @@ struct ffst_entry {
 static inline struct ffst_entry *ffst_value_home(const struct ffst_value *v)
 {
 	return container_of(v, struct ffst_entry, own);
-}
-
-/* The bytes of @e's own value. */
-static inline u8 *ffst_entry_value(struct ffst_entry *e)
-{
-	return (u8 *)e->name + e->name_len + 1;
 }
 
 /* ABI versions (uapi header); abi_version picks one at load */
@@ -87,30 +90,35 @@ extern unsigned int ffst_abi_version;
 extern unsigned int ffst_max_entries;
 extern unsigned long ffst_max_bytes;
 extern unsigned int ffst_max_entries_per_uid;
+extern unsigned long ffst_max_bytes_per_uid;
+extern unsigned int ffst_max_watches_per_uid;
 extern unsigned int ffst_max_queued_events;
 
 /* table.c */
 int ffst_table_init(void);
 void ffst_table_destroy(void);
-struct ffst_entry *ffst_entry_alloc(const char *name, u32 name_len, u32 value_len);
+struct ffst_entry *ffst_entry_alloc(const char *name, u32 name_len,
+				    u32 value_len);
 void ffst_entry_free(struct ffst_entry *e);
 void ffst_entry_put(struct ffst_entry *e);
 int ffst_table_read(const char *name, u32 name_len, u32 want, u8 *small,
-		  struct ffst_view *view);
+		    struct ffst_view *view);
 int ffst_table_set(struct ffst_entry *new, u64 flags, u64 expect_seq);
 int ffst_table_delete(const char *name, u32 name_len);
 long ffst_table_delete_all(void);
 int ffst_table_rename(const char *oldname, u32 oldlen,
-		    const char *newname, u32 newlen, u64 flags);
+		      const char *newname, u32 newlen, u64 flags);
 void ffst_table_debugfs(struct dentry *dir);
+int ffst_table_watch_charge(kuid_t uid);
 void ffst_table_watch(struct list_head *watch);
-void ffst_table_unwatch(struct list_head *watch);
+void ffst_table_unwatch(struct list_head *watch, kuid_t uid);
 
 /* watch.c */
 int ffst_watch_create(u64 mask, u64 flags);
 void ffst_notify(struct list_head *watches, u16 type, u64 seq,
-	       const char *name, u32 name_len,
-	       const char *newname, u32 newname_len);
+		 const char *name, u32 name_len,
+		 const char *newname, u32 newname_len);
+long ffst_watch_records(void);
 
 /* ioctl.c */
 long ffst_ioctl(struct file *file, unsigned int cmd, unsigned long arg);

@@ -4,52 +4,16 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bitops.h>
-#include <linux/build_bug.h>
 #include <linux/capability.h>
 #include <linux/cred.h>
+#include <linux/fs.h>
+#include <linux/module.h>
 #include <linux/nospec.h>
 #include <linux/uaccess.h>
 #include <linux/flagsfirst.h>
 
 #include "flagsfirst.h"
-
-union ffst_args {
-	__u64 flags;			/* every struct starts with it */
-	struct flagsfirst_set set;
-	struct flagsfirst_get get;
-	struct flagsfirst_delete del;
-	struct flagsfirst_rename rename;
-	struct flagsfirst_watch watch;
-};
-
-/* What an op understands in one ABI version. */
-struct ffst_op_abi {
-	size_t ksize;
-	u64 flags;
-};
-
-/* An op that has not changed since ABI 0. */
-#define FFST_EVERY_ABI(size, valid) { [0 ... FFST_ABI_LATEST] = { (size), (valid) } }
-
-/**
- * struct ffst_op - one extensible operation, as the dispatcher sees it
- * @size_ver0: the first published size; smaller is EINVAL
- * @abi: per ABI version (module parameter abi_version), the size of the
- *	struct the module understands and the flags it accepts (CHECK_FIELDS
- *	aside)
- * @fields: the CHECK_FIELDS answer (flags aside): all ones in every field
- *	the module understands, 0 in every __reserved field.  The dispatcher
- *	also rejects a non-zero byte wherever it is 0, so the two cannot drift.
- * @args_valid: flag combinations and field rules, or NULL if none
- * @handler: the operation, called once every generic rule has passed
- */
-struct ffst_op {
-	size_t size_ver0;
-	struct ffst_op_abi abi[FFST_ABI_LATEST + 1];
-	const union ffst_args *fields;
-	bool (*args_valid)(const union ffst_args *args, size_t usize);
-	long (*handler)(union ffst_args *args, void __user *uarg, size_t usize);
-};
+#include "ioctl.h"
 
 /*
  * The caller's struct crosses the boundary on every call, so it is copied
@@ -59,8 +23,8 @@ struct ffst_op {
  * (hardened usercopy) buys nothing here.  A size that is not a multiple of
  * 8 (a caller's struct may be any size) takes copy_from_user().
  */
-static int ffst_args_from_user(union ffst_args *args, const void __user *uarg,
-			     size_t size)
+static int ffst_args_from_user(union ffst_args *args,
+			       const void __user *uarg, size_t size)
 {
 	const u64 __user *src = uarg;
 	u64 *dst = (u64 *)args;
@@ -86,7 +50,7 @@ efault:
  * can answer with a template of the other fields.
  */
 static int ffst_args_to_user(void __user *uarg, size_t usize, u64 flags,
-			   const union ffst_args *args, size_t ksize)
+			     const union ffst_args *args, size_t ksize)
 {
 	size_t size = min(usize, ksize), i;
 	const u64 *src = (const u64 *)args;
@@ -118,7 +82,7 @@ efault:
  * Callers declare @buf __uninitialized: nothing past the NUL is ever read,
  * so CONFIG_INIT_STACK_ALL_ZERO need not clear 256 bytes on every call.
  */
-static int ffst_name_len_check(long len, bool may_be_empty)
+VISIBLE_IF_KUNIT int ffst_name_len_check(long len, bool may_be_empty)
 {
 	if (len < 0)
 		return len;
@@ -128,6 +92,7 @@ static int ffst_name_len_check(long len, bool may_be_empty)
 		return -ENOENT;
 	return len;
 }
+EXPORT_SYMBOL_IF_KUNIT(ffst_name_len_check);
 
 static int ffst_copy_name(char *buf, __u64 uname, bool may_be_empty)
 {
@@ -151,7 +116,7 @@ efault:
 	return -EFAULT;
 }
 
-static bool ffst_set_args_valid(const union ffst_args *args, size_t usize)
+VISIBLE_IF_KUNIT bool ffst_set_args_valid(const union ffst_args *args, size_t usize)
 {
 	const struct flagsfirst_set *set = &args->set;
 	bool if_seq = set->flags & FLAGSFIRST_SET_IF_SEQ;
@@ -165,6 +130,7 @@ static bool ffst_set_args_valid(const union ffst_args *args, size_t usize)
 	/* Zero means "as before": a seq without the flag is a mistake. */
 	return if_seq || !set->expect_seq;
 }
+EXPORT_SYMBOL_IF_KUNIT(ffst_set_args_valid);
 
 static long ffst_set(union ffst_args *args, void __user *uarg, size_t usize)
 {
@@ -183,7 +149,7 @@ static long ffst_set(union ffst_args *args, void __user *uarg, size_t usize)
 	if (!e)
 		return -ENOMEM;
 	err = -EFAULT;
-	if (copy_from_user(ffst_entry_value(e), u64_to_user_ptr(set->value),
+	if (copy_from_user(e->own.data, u64_to_user_ptr(set->value),
 			   set->value_len))
 		goto err_free_entry;
 	err = -EPERM;
@@ -221,7 +187,7 @@ static long ffst_get(union ffst_args *args, void __user *uarg, size_t usize)
 		err = -ERANGE;
 	else if (view.copied)
 		err = ffst_small_to_user(ubuf, small, view.value_len);
-	else if (view.ref && copy_to_user(ubuf, ffst_entry_value(view.ref),
+	else if (view.ref && copy_to_user(ubuf, view.ref->own.data,
 					  view.value_len))
 		err = -EFAULT;
 	if (view.ref)
@@ -255,13 +221,14 @@ static long ffst_delete(union ffst_args *args, void __user *uarg, size_t usize)
 	return ffst_table_delete(name, len);
 }
 
-static bool ffst_rename_args_valid(const union ffst_args *args, size_t usize)
+VISIBLE_IF_KUNIT bool ffst_rename_args_valid(const union ffst_args *args, size_t usize)
 {
 	u64 flags = args->rename.flags;
 
 	return !((flags & FLAGSFIRST_RENAME_NOREPLACE) &&
 		 (flags & FLAGSFIRST_RENAME_EXCHANGE));
 }
+EXPORT_SYMBOL_IF_KUNIT(ffst_rename_args_valid);
 
 static long ffst_rename(union ffst_args *args, void __user *uarg, size_t usize)
 {
@@ -281,24 +248,27 @@ static long ffst_rename(union ffst_args *args, void __user *uarg, size_t usize)
 }
 
 /* The mistake the other operations avoid: no flags, no size, no future. */
-static long ffst_rename_legacy(void __user *uarg)
+static long ffst_rename_legacy(struct file *file, void __user *uarg)
 {
 	struct flagsfirst_rename_legacy legacy;
 	union ffst_args args = {};
 
 	if (copy_from_user(&legacy, uarg, sizeof(legacy)))
 		return -EFAULT;
+	if (!(file->f_mode & FMODE_WRITE))
+		return -EBADF;
 	args.rename.oldname = legacy.oldname;
 	args.rename.newname = legacy.newname;
 	return ffst_rename(&args, NULL, 0);
 }
 
-static bool ffst_watch_args_valid(const union ffst_args *args, size_t usize)
+VISIBLE_IF_KUNIT bool ffst_watch_args_valid(const union ffst_args *args, size_t usize)
 {
 	u64 mask = args->watch.mask;
 
 	return mask && !(mask & ~(u64)FLAGSFIRST_EVENT_ALL);
 }
+EXPORT_SYMBOL_IF_KUNIT(ffst_watch_args_valid);
 
 static long ffst_watch(union ffst_args *args, void __user *uarg, size_t usize)
 {
@@ -345,7 +315,7 @@ static const union ffst_args ffst_watch_fields = {
 };
 
 /* Adding an operation is an entry here and a handler above. */
-static const struct ffst_op ffst_ops[] = {
+VISIBLE_IF_KUNIT const struct ffst_op ffst_ops[FFST_NR_OPS] = {
 	[_IOC_NR(FLAGSFIRST_IOC_SET)] = {
 		.size_ver0 = FLAGSFIRST_SET_SIZE_VER0,
 		.abi = {
@@ -353,6 +323,7 @@ static const struct ffst_op ffst_ops[] = {
 			[1] = { FLAGSFIRST_SET_SIZE_VER1, FLAGSFIRST_SET_FLAGS },
 		},
 		.fields = &ffst_set_fields,
+		.mutates = true,
 		.args_valid = ffst_set_args_valid,
 		.handler = ffst_set,
 	},
@@ -368,6 +339,7 @@ static const struct ffst_op ffst_ops[] = {
 		.abi = FFST_EVERY_ABI(sizeof(struct flagsfirst_delete),
 				    FLAGSFIRST_DELETE_FLAGS),
 		.fields = &ffst_delete_fields,
+		.mutates = true,
 		.handler = ffst_delete,
 	},
 	[_IOC_NR(FLAGSFIRST_IOC_RENAME)] = {
@@ -375,6 +347,7 @@ static const struct ffst_op ffst_ops[] = {
 		.abi = FFST_EVERY_ABI(sizeof(struct flagsfirst_rename),
 				    FLAGSFIRST_RENAME_FLAGS),
 		.fields = &ffst_rename_fields,
+		.mutates = true,
 		.args_valid = ffst_rename_args_valid,
 		.handler = ffst_rename,
 	},
@@ -387,57 +360,59 @@ static const struct ffst_op ffst_ops[] = {
 		.handler = ffst_watch,
 	},
 };
+EXPORT_SYMBOL_IF_KUNIT(ffst_ops);
 
-static void ffst_assert_layouts(void)
-{
-	BUILD_BUG_ON(offsetofend(struct flagsfirst_set, __reserved) !=
-		     FLAGSFIRST_SET_SIZE_VER0);
-	BUILD_BUG_ON(offsetofend(struct flagsfirst_set, expect_seq) !=
-		     FLAGSFIRST_SET_SIZE_VER1);
-	BUILD_BUG_ON(offsetofend(struct flagsfirst_get, __reserved) !=
-		     FLAGSFIRST_GET_SIZE_VER0);
-	BUILD_BUG_ON(offsetofend(struct flagsfirst_delete, name) !=
-		     FLAGSFIRST_DELETE_SIZE_VER0);
-	BUILD_BUG_ON(offsetofend(struct flagsfirst_rename, newname) !=
-		     FLAGSFIRST_RENAME_SIZE_VER0);
-	BUILD_BUG_ON(offsetofend(struct flagsfirst_watch, mask) !=
-		     FLAGSFIRST_WATCH_SIZE_VER0);
-	BUILD_BUG_ON(offsetofend(struct flagsfirst_event, newname_len) !=
-		     FLAGSFIRST_EVENT_HDR_SIZE_VER0);
-	BUILD_BUG_ON(sizeof(struct flagsfirst_rename_legacy) != 16);
-	/* The dispatcher reads flags at offset 0 of every struct. */
-	BUILD_BUG_ON(offsetof(struct flagsfirst_set, flags) != 0);
-	BUILD_BUG_ON(offsetof(struct flagsfirst_get, flags) != 0);
-	BUILD_BUG_ON(offsetof(struct flagsfirst_delete, flags) != 0);
-	BUILD_BUG_ON(offsetof(struct flagsfirst_rename, flags) != 0);
-	BUILD_BUG_ON(offsetof(struct flagsfirst_watch, flags) != 0);
-	/* Same layout on 32- and 64-bit: compat_ptr_ioctl() is enough. */
-	BUILD_BUG_ON(sizeof(union ffst_args) % sizeof(__u64));
-}
+/* Every published size, and the layout rules the dispatcher relies on. */
+static_assert(offsetofend(struct flagsfirst_set, __reserved) ==
+	      FLAGSFIRST_SET_SIZE_VER0);
+static_assert(offsetofend(struct flagsfirst_set, expect_seq) ==
+	      FLAGSFIRST_SET_SIZE_VER1);
+static_assert(offsetofend(struct flagsfirst_get, __reserved) ==
+	      FLAGSFIRST_GET_SIZE_VER0);
+static_assert(offsetofend(struct flagsfirst_delete, name) ==
+	      FLAGSFIRST_DELETE_SIZE_VER0);
+static_assert(offsetofend(struct flagsfirst_rename, newname) ==
+	      FLAGSFIRST_RENAME_SIZE_VER0);
+static_assert(offsetofend(struct flagsfirst_watch, mask) ==
+	      FLAGSFIRST_WATCH_SIZE_VER0);
+static_assert(offsetofend(struct flagsfirst_event, newname_len) ==
+	      FLAGSFIRST_EVENT_HDR_SIZE_VER0);
+static_assert(sizeof(struct flagsfirst_rename_legacy) == 16);
+/* The dispatcher reads flags at offset 0 of every struct. */
+static_assert(offsetof(struct flagsfirst_set, flags) == 0);
+static_assert(offsetof(struct flagsfirst_get, flags) == 0);
+static_assert(offsetof(struct flagsfirst_delete, flags) == 0);
+static_assert(offsetof(struct flagsfirst_rename, flags) == 0);
+static_assert(offsetof(struct flagsfirst_watch, flags) == 0);
+/* Same layout on 32- and 64-bit: compat_ptr_ioctl() is enough. */
+static_assert(sizeof(union ffst_args) % sizeof(__u64) == 0);
 
 /* The flags word of @op's CHECK_FIELDS answer, as ABI @v has it. */
-static u64 ffst_fields_flags(const struct ffst_op_abi *v)
+VISIBLE_IF_KUNIT u64 ffst_fields_flags(const struct ffst_op_abi *v)
 {
 	return v->flags | FLAGSFIRST_CHECK_FIELDS;
 }
+EXPORT_SYMBOL_IF_KUNIT(ffst_fields_flags);
 
 /*
  * Discovery with no side effect: only the caller's struct is written, with
  * @op's template of the fields and the flags @v accepts.
  */
-static int ffst_check_fields(const struct ffst_op *op, const struct ffst_op_abi *v,
-			   void __user *uarg, size_t usize)
+static int ffst_check_fields(const struct ffst_op *op,
+			     const struct ffst_op_abi *v,
+			     void __user *uarg, size_t usize)
 {
 	return ffst_args_to_user(uarg, usize, ffst_fields_flags(v), op->fields,
-			       v->ksize);
+				 v->ksize);
 }
 
 /*
  * A bit the module does not understand (a __reserved field) must be 0.
  * Word by word: every kernel struct is a multiple of 8 bytes.
  */
-static bool ffst_reserved_clear(const struct ffst_op *op, size_t ksize,
-			      const union ffst_args *args)
+VISIBLE_IF_KUNIT bool ffst_reserved_clear(const struct ffst_op *op,
+					  size_t ksize,
+					  const union ffst_args *args)
 {
 	const u64 *known = (const u64 *)op->fields;
 	const u64 *arg = (const u64 *)args;
@@ -448,9 +423,10 @@ static bool ffst_reserved_clear(const struct ffst_op *op, size_t ksize,
 			return false;
 	return true;
 }
+EXPORT_SYMBOL_IF_KUNIT(ffst_reserved_clear);
 
 /* Rule 2: the caller's struct size, before anything is read. */
-static int ffst_usize_check(const struct ffst_op *op, size_t usize)
+VISIBLE_IF_KUNIT int ffst_usize_check(const struct ffst_op *op, size_t usize)
 {
 	if (usize < op->size_ver0)
 		return -EINVAL;
@@ -458,13 +434,15 @@ static int ffst_usize_check(const struct ffst_op *op, size_t usize)
 		return -E2BIG;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(ffst_usize_check);
 
 /*
  * Rule 4, once the struct is copied: unknown bits (CHECK_FIELDS mixed with
  * others among them), the op's own flag and field rules, reserved fields.
  */
-static bool ffst_args_valid(const struct ffst_op *op, const struct ffst_op_abi *v,
-			  const union ffst_args *args, size_t usize)
+VISIBLE_IF_KUNIT bool ffst_args_valid(const struct ffst_op *op,
+				      const struct ffst_op_abi *v,
+				      const union ffst_args *args, size_t usize)
 {
 	if (args->flags & ~v->flags)
 		return false;
@@ -472,6 +450,7 @@ static bool ffst_args_valid(const struct ffst_op *op, const struct ffst_op_abi *
 		return false;
 	return ffst_reserved_clear(op, v->ksize, args);
 }
+EXPORT_SYMBOL_IF_KUNIT(ffst_args_valid);
 
 long ffst_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
@@ -483,17 +462,15 @@ long ffst_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	union ffst_args args = {};	/* past ksize too: fields of later ABIs */
 	int err;
 
-	ffst_assert_layouts();
-
 	if (cmd == FLAGSFIRST_IOC_RENAME_LEGACY)
-		return ffst_rename_legacy(uarg);
+		return ffst_rename_legacy(file, uarg);
 
 	/* The size bits are the caller's struct size: match the rest. */
 	if (_IOC_TYPE(cmd) != _IOC_TYPE(FLAGSFIRST_IOC_SET) ||
 	    _IOC_DIR(cmd) != (_IOC_READ | _IOC_WRITE) ||
-	    nr >= ARRAY_SIZE(ffst_ops))
+	    nr >= FFST_NR_OPS)
 		return -ENOTTY;
-	op = &ffst_ops[array_index_nospec(nr, ARRAY_SIZE(ffst_ops))];
+	op = &ffst_ops[array_index_nospec(nr, FFST_NR_OPS)];
 	if (!op->handler)
 		return -ENOTTY;
 	v = &op->abi[ffst_abi_version];
@@ -519,10 +496,10 @@ long ffst_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	}
 	if (!ffst_args_valid(op, v, &args, usize))
 		return -EINVAL;
+	/* As write(2) on a file opened O_RDONLY, once the struct is valid. */
+	if (op->mutates && !(file->f_mode & FMODE_WRITE))
+		return -EBADF;
 
 	return op->handler(&args, uarg, usize);
 }
 
-#if IS_ENABLED(CONFIG_KUNIT)
-#include "ioctl_kunit.c"
-#endif

@@ -23,12 +23,22 @@ MODULE_PARM_DESC(max_entries,
 unsigned long ffst_max_bytes = 64UL << 20;
 module_param_named(max_bytes, ffst_max_bytes, ulong, 0644);
 MODULE_PARM_DESC(max_bytes,
-		 "Bytes of names and values at most; more fail with ENOSPC");
+		 "Bytes the entries may take in memory; more fail with ENOSPC");
 
 unsigned int ffst_max_entries_per_uid = 1U << 16;
 module_param_named(max_entries_per_uid, ffst_max_entries_per_uid, uint, 0644);
 MODULE_PARM_DESC(max_entries_per_uid,
 		 "Entries one uid may own; more fail with EDQUOT unless CAP_SYS_RESOURCE");
+
+unsigned long ffst_max_bytes_per_uid = 4UL << 20;
+module_param_named(max_bytes_per_uid, ffst_max_bytes_per_uid, ulong, 0644);
+MODULE_PARM_DESC(max_bytes_per_uid,
+		 "Bytes one uid's entries may take; more fail with EDQUOT unless CAP_SYS_RESOURCE");
+
+unsigned int ffst_max_watches_per_uid = 128;
+module_param_named(max_watches_per_uid, ffst_max_watches_per_uid, uint, 0644);
+MODULE_PARM_DESC(max_watches_per_uid,
+		 "Watch fds one uid may hold; more fail with EMFILE unless CAP_SYS_RESOURCE");
 
 unsigned int ffst_max_queued_events = 1024;
 module_param_named(max_queued_events, ffst_max_queued_events, uint, 0644);

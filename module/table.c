@@ -8,20 +8,28 @@
 #include <linux/debugfs.h>
 #include <linux/hashtable.h>
 #include <linux/jhash.h>
+#include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/rhashtable.h>
+#include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/seqlock.h>
 #include <linux/slab.h>
+#include <linux/vmalloc.h>
 #include <linux/flagsfirst.h>
 
 #include "flagsfirst.h"
 
-/* Entries a uid owns, for max_entries_per_uid. */
+/*
+ * What one uid has in the table and how many watch fds it holds, for the
+ * per-uid limits.  It exists while any of the three is non-zero.
+ */
 struct ffst_quota {
 	struct hlist_node node;
 	kuid_t uid;
-	unsigned int count;
+	unsigned int entries;		/* max_entries_per_uid */
+	unsigned int watches;		/* max_watches_per_uid */
+	size_t bytes;			/* max_bytes_per_uid */
 };
 
 /*
@@ -29,9 +37,11 @@ struct ffst_quota {
  * value there and take a reference for a big one.  Writers serialise on
  * @lock and tell the watchers under it, so events queue in the order the
  * changes took effect.  A change that touches one entry is a single
- * pointer swap; one that touches several (RENAME, EXCHANGE, DELETE_ALL) is
- * also wrapped in @seqc, so that a reader never sees half of it: it
- * retries its lookup instead.
+ * pointer swap; RENAME and EXCHANGE, which touch two, are also wrapped in
+ * @seqc, so that a reader never sees half of one: it retries its lookup
+ * instead.  DELETE_ALL, which touches any number, marks its victims with
+ * a new generation and then makes them all absent with one store to
+ * @gen; it unlinks and frees them afterwards, preemptibly.
  */
 struct ffst_table {
 	struct mutex lock;		/* serialises writers */
@@ -39,9 +49,10 @@ struct ffst_table {
 	struct rhashtable ht;		/* name -> entry */
 	struct list_head entries;	/* lock */
 	u64 seq;			/* lock: the last seq handed out */
+	u32 gen;			/* the last DELETE_ALL made visible */
 	unsigned int nr_entries;	/* lock */
-	size_t nr_bytes;		/* lock: names and values */
-	atomic_long_t nr_mem;		/* what the entries take in slab */
+	size_t nr_bytes;		/* lock: what the entries are charged */
+	atomic_long_t nr_mem;		/* what the entries take in memory */
 	DECLARE_HASHTABLE(quotas, 6);	/* lock: struct ffst_quota by uid */
 	struct list_head watches;	/* lock: watchers (watch.c) */
 };
@@ -90,12 +101,6 @@ static struct ffst_value *ffst_val(const struct ffst_entry *e)
 					 lockdep_is_held(&ffst_table.lock));
 }
 
-/* What @e counts against max_bytes: its name and the value it holds. */
-static size_t ffst_entry_bytes(const struct ffst_entry *e)
-{
-	return e->name_len + ffst_val(e)->len;
-}
-
 /*
  * name[] begins at its offset, inside the padding that rounds sizeof(struct
  * ffst_entry) up to 8 bytes: struct_size() would count those bytes again.
@@ -106,25 +111,68 @@ static size_t ffst_entry_size(u32 name_len, u32 value_len)
 	return offsetof(struct ffst_entry, name) + name_len + 1 + value_len;
 }
 
-/* What an entry really takes, kmalloc's rounding included. */
+/*
+ * Whether a value of @value_len bytes gets pages of its own: when one
+ * kmalloc() of entry and value would round up by more than a page (a
+ * 64 KiB value would take 128 KiB), so that no allocation is more than a
+ * page bigger than what it holds.
+ */
+static bool ffst_value_apart(u32 name_len, u32 value_len)
+{
+	return kmalloc_size_roundup(ffst_entry_size(name_len, value_len)) >
+	       (size_t)value_len + PAGE_SIZE;
+}
+
+/* What @e's own allocations take, with the allocators' rounding. */
 static size_t ffst_entry_mem(const struct ffst_entry *e)
 {
+	if (is_vmalloc_addr(e->own.data))
+		return kmalloc_size_roundup(ffst_entry_size(e->name_len, 0)) +
+		       PAGE_ALIGN(e->own.len);
 	return kmalloc_size_roundup(ffst_entry_size(e->name_len, e->own.len));
+}
+
+/*
+ * What @e counts against max_bytes and its owner's max_bytes_per_uid while
+ * it holds @v: its own memory, and that of @v's home if @v lives in
+ * another entry's allocation (after RENAME or EXCHANGE), which @e keeps
+ * alive.  Two entries that exchanged their values so count each other's
+ * memory twice: more than they take, never less.
+ */
+static size_t ffst_entry_charge(const struct ffst_entry *e,
+				const struct ffst_value *v)
+{
+	const struct ffst_entry *home = ffst_value_home(v);
+
+	return ffst_entry_mem(e) + (home != e ? ffst_entry_mem(home) : 0);
 }
 
 /*
  * An entry named @name holding a new value of @value_len bytes, its own,
  * which the caller fills: one reference for the table, one for @val.
+ * Charged to the caller's memory cgroup, as everything it creates.
  */
-struct ffst_entry *ffst_entry_alloc(const char *name, u32 name_len, u32 value_len)
+struct ffst_entry *ffst_entry_alloc(const char *name, u32 name_len,
+				    u32 value_len)
 {
+	bool apart = ffst_value_apart(name_len, value_len);
 	struct ffst_entry *e;
 
-	e = kmalloc(ffst_entry_size(name_len, value_len), GFP_KERNEL_ACCOUNT);
+	e = kmalloc(ffst_entry_size(name_len, apart ? 0 : value_len),
+		    GFP_KERNEL_ACCOUNT);
 	if (!e)
 		return NULL;
+	e->own.data = (u8 *)e->name + name_len + 1;
+	if (apart) {
+		e->own.data = __vmalloc(value_len, GFP_KERNEL_ACCOUNT);
+		if (!e->own.data) {
+			kfree(e);
+			return NULL;
+		}
+	}
 	refcount_set(&e->ref, 2);
 	e->seq = 0;
+	e->doomed = 0;
 	e->own.owner = GLOBAL_ROOT_UID;
 	e->own.attrs = 0;
 	e->own.len = value_len;
@@ -136,19 +184,35 @@ struct ffst_entry *ffst_entry_alloc(const char *name, u32 name_len, u32 value_le
 	return e;
 }
 
+static void ffst_entry_kfree(struct ffst_entry *e)
+{
+	if (is_vmalloc_addr(e->own.data))
+		vfree(e->own.data);
+	kfree(e);
+}
+
+static void ffst_entry_free_rcu(struct rcu_head *rcu)
+{
+	ffst_entry_kfree(container_of(rcu, struct ffst_entry, rcu));
+}
+
 /* Frees an entry that was never published. */
 void ffst_entry_free(struct ffst_entry *e)
 {
 	atomic_long_sub(ffst_entry_mem(e), &ffst_table.nr_mem);
-	kfree(e);
+	ffst_entry_kfree(e);
 }
 
 void ffst_entry_put(struct ffst_entry *e)
 {
-	if (refcount_dec_and_test(&e->ref)) {
-		atomic_long_sub(ffst_entry_mem(e), &ffst_table.nr_mem);
+	if (!refcount_dec_and_test(&e->ref))
+		return;
+	atomic_long_sub(ffst_entry_mem(e), &ffst_table.nr_mem);
+	/* ffst_table_destroy() waits for these callbacks (rcu_barrier()) */
+	if (is_vmalloc_addr(e->own.data))
+		call_rcu(&e->rcu, ffst_entry_free_rcu);
+	else
 		kfree_rcu(e, rcu);
-	}
 }
 
 /*
@@ -168,7 +232,7 @@ static void ffst_entry_retire(struct ffst_entry *e, struct ffst_value *val)
  * @val's home that went with it: RENAME moves a value without a copy.
  */
 static struct ffst_entry *ffst_entry_adopt(const char *name, u32 name_len,
-				       struct ffst_value *val)
+					   struct ffst_value *val)
 {
 	struct ffst_entry *e;
 
@@ -197,25 +261,48 @@ static void ffst_replace_locked(struct ffst_entry *old, struct ffst_entry *new)
 }
 
 /*
+ * Whether @e is gone for a reader that began when DELETE_ALL generation
+ * @gen was the last made visible.  A victim of a later DELETE_ALL is still
+ * there for it: that one had not happened yet.
+ */
+static bool ffst_doomed(const struct ffst_entry *e, u32 gen)
+{
+	u32 doomed = READ_ONCE(e->doomed);
+
+	return doomed && (s32)(gen - doomed) >= 0;
+}
+
+/*
  * Reads the entry @name as one consistent snapshot, with no lock: under RCU,
- * retrying if a change of several entries was in flight, or if the entry
- * was replaced before a reference could be taken on it.  A value the
- * caller wants (@want is its buffer size) is copied into @small when it
- * fits (FFST_SMALL_VALUE bytes), else the caller gets a reference.  Returns
- * 0 or -ENOENT.
+ * retrying if a RENAME or EXCHANGE was in flight, or if the entry was
+ * replaced before a reference could be taken on it.  A value the caller
+ * wants (@want is its buffer size) is copied into @small when it fits
+ * (FFST_SMALL_VALUE bytes), else the caller gets a reference.  Returns 0
+ * or -ENOENT.
+ *
+ * Each attempt begins its seqcount read section before rcu_read_lock():
+ * on PREEMPT_RT a reader of a seqcount_mutex_t that finds a writer inside
+ * takes the writers' mutex to wait for it, which may sleep, and must not
+ * inside an RCU read-side section.  Elsewhere it spins, and no write
+ * section is longer than a few stores.
  */
 int ffst_table_read(const char *name, u32 name_len, u32 want, u8 *small,
-		  struct ffst_view *view)
+		    struct ffst_view *view)
 {
 	struct ffst_key key = { .name = name, .len = name_len };
 	const struct ffst_value *v = NULL;
 	struct ffst_entry *e, *home = NULL;
 	unsigned int seq;
+	u32 gen;
 
-	rcu_read_lock();
 	for (;;) {
 		seq = read_seqcount_begin(&ffst_table.seqc);
+		rcu_read_lock();
+		/* Before the lookup: pairs with ffst_table_delete_all() */
+		gen = smp_load_acquire(&ffst_table.gen);
 		e = rhashtable_lookup(&ffst_table.ht, &key, ffst_ht_params);
+		if (e && ffst_doomed(e, gen))
+			e = NULL;
 		view->ref = NULL;
 		view->copied = false;
 		if (e) {
@@ -228,21 +315,22 @@ int ffst_table_read(const char *name, u32 name_len, u32 want, u8 *small,
 		}
 		if (e && want && want >= v->len) {
 			if (v->len <= FFST_SMALL_VALUE) {
-				memcpy(small, ffst_entry_value(home), v->len);
+				memcpy(small, v->data, v->len);
 				view->copied = true;
 			} else if (refcount_inc_not_zero(&home->ref)) {
 				view->ref = home;
 			} else {
 				/* replaced or deleted since the lookup: again */
+				rcu_read_unlock();
 				continue;
 			}
 		}
+		rcu_read_unlock();
 		if (!read_seqcount_retry(&ffst_table.seqc, seq))
 			break;
 		if (view->ref)
 			ffst_entry_put(view->ref);
 	}
-	rcu_read_unlock();
 	return e ? 0 : -ENOENT;
 }
 
@@ -269,81 +357,114 @@ static struct ffst_quota *ffst_quota_find(kuid_t uid)
 	return NULL;
 }
 
-static void ffst_quota_uncharge(kuid_t uid)
+/* @uid's record, made if it has none yet. */
+static struct ffst_quota *ffst_quota_get(kuid_t uid)
+{
+	struct ffst_quota *q = ffst_quota_find(uid);
+
+	if (q)
+		return q;
+	q = kzalloc(sizeof(*q), GFP_KERNEL_ACCOUNT);
+	if (!q)
+		return NULL;
+	q->uid = uid;
+	hash_add(ffst_table.quotas, &q->node, __kuid_val(uid));
+	return q;
+}
+
+/* Frees @q once its uid has nothing left here. */
+static void ffst_quota_release(struct ffst_quota *q)
+{
+	if (q->entries || q->watches || q->bytes)
+		return;
+	hash_del(&q->node);
+	kfree(q);
+}
+
+/* Moves @delta bytes of charge onto (or, negative, off) @uid. */
+static void ffst_quota_charge(kuid_t uid, ssize_t delta)
 {
 	struct ffst_quota *q = ffst_quota_find(uid);
 
 	if (WARN_ON_ONCE(!q))
 		return;
-	if (--q->count == 0) {
-		hash_del(&q->node);
-		kfree(q);
-	}
-}
-
-/* Takes @old out of the table's accounting; the caller unpublishes it. */
-static void ffst_account_remove(struct ffst_entry *old)
-{
-	list_del(&old->list);
-	ffst_table.nr_entries--;
-	ffst_table.nr_bytes -= ffst_entry_bytes(old);
-	ffst_quota_uncharge(ffst_val(old)->owner);
+	q->bytes += delta;
+	ffst_quota_release(q);
 }
 
 /*
- * @new replaces @old: same owner, so only the bytes change.  The caller
- * swaps them in the hash table.
+ * Rule 7 for a change that adds @table bytes to the table and @mine to
+ * @uid's share (either may be negative: shrinking is always allowed).
  */
-static void ffst_account_replace(struct ffst_entry *old, struct ffst_entry *new)
+static int ffst_bytes_check(ssize_t table, kuid_t uid, ssize_t mine)
 {
-	list_replace(&old->list, &new->list);
-	ffst_table.nr_bytes += ffst_entry_bytes(new);
-	ffst_table.nr_bytes -= ffst_entry_bytes(old);
+	struct ffst_quota *q;
+
+	if (table > 0 &&
+	    ffst_table.nr_bytes + table > READ_ONCE(ffst_max_bytes))
+		return -ENOSPC;
+	if (mine <= 0)
+		return 0;
+	q = ffst_quota_find(uid);
+	if ((q ? q->bytes : 0) + mine > READ_ONCE(ffst_max_bytes_per_uid) &&
+	    !capable(CAP_SYS_RESOURCE))
+		return -EDQUOT;
+	return 0;
 }
 
-static bool ffst_bytes_fit(size_t add, size_t sub)
+/* Takes @old, holding @val, out of the table's accounting. */
+static void ffst_account_remove(struct ffst_entry *old,
+				const struct ffst_value *val)
 {
-	return ffst_table.nr_bytes - sub + add <= READ_ONCE(ffst_max_bytes);
+	size_t charge = ffst_entry_charge(old, val);
+	struct ffst_quota *q = ffst_quota_find(val->owner);
+
+	ffst_table.nr_entries--;
+	ffst_table.nr_bytes -= charge;
+	if (WARN_ON_ONCE(!q))
+		return;
+	q->entries--;
+	q->bytes -= charge;
+	ffst_quota_release(q);
 }
 
 /* Creates @new; on success the table owns it. */
 static int ffst_insert_locked(struct ffst_entry *new)
 {
-	struct ffst_quota *q, *new_q = NULL;
+	size_t charge = ffst_entry_charge(new, &new->own);
+	kuid_t uid = new->own.owner;
+	struct ffst_quota *q;
 	int err;
 
 	if (ffst_table.nr_entries >= READ_ONCE(ffst_max_entries))
 		return -ENOSPC;
-	if (!ffst_bytes_fit(ffst_entry_bytes(new), 0))
-		return -ENOSPC;
-	q = ffst_quota_find(new->own.owner);
-	if (q && q->count >= READ_ONCE(ffst_max_entries_per_uid) &&
+	err = ffst_bytes_check(charge, uid, charge);
+	if (err)
+		return err;
+	q = ffst_quota_find(uid);
+	/* No entry yet is 0 entries: max_entries_per_uid=0 allows none. */
+	if ((q ? q->entries : 0) >= READ_ONCE(ffst_max_entries_per_uid) &&
 	    !capable(CAP_SYS_RESOURCE))
 		return -EDQUOT;
-	if (!q) {
-		new_q = kzalloc(sizeof(*new_q), GFP_KERNEL_ACCOUNT);
-		if (!new_q)
-			return -ENOMEM;
-		new_q->uid = new->own.owner;
-		q = new_q;
-	}
+	q = ffst_quota_get(uid);
+	if (!q)
+		return -ENOMEM;
 
 	new->seq = ffst_table.seq + 1;
 	err = rhashtable_insert_fast(&ffst_table.ht, &new->node, ffst_ht_params);
 	if (err) {
-		kfree(new_q);
+		ffst_quota_release(q);
 		/* -EBUSY or -E2BIG from the hash table mean it cannot grow now */
 		return -ENOMEM;
 	}
-	if (new_q)
-		hash_add(ffst_table.quotas, &new_q->node, __kuid_val(new_q->uid));
-	q->count++;
+	q->entries++;
+	q->bytes += charge;
 	list_add_tail(&new->list, &ffst_table.entries);
 	ffst_table.nr_entries++;
-	ffst_table.nr_bytes += ffst_entry_bytes(new);
+	ffst_table.nr_bytes += charge;
 	ffst_table.seq++;
 	ffst_notify(&ffst_table.watches, FLAGSFIRST_EVENT_SET, new->seq,
-		  new->name, new->name_len, NULL, 0);
+		    new->name, new->name_len, NULL, 0);
 	return 0;
 }
 
@@ -357,6 +478,7 @@ int ffst_table_set(struct ffst_entry *new, u64 flags, u64 expect_seq)
 {
 	struct ffst_entry *old;
 	struct ffst_value *oldval;
+	ssize_t delta;
 	int err;
 
 	mutex_lock(&ffst_table.lock);
@@ -385,16 +507,20 @@ int ffst_table_set(struct ffst_entry *new, u64 flags, u64 expect_seq)
 		goto out_unlock;
 	}
 
-	err = -ENOSPC;
-	if (!ffst_bytes_fit(ffst_entry_bytes(new), ffst_entry_bytes(old)))
-		goto out_unlock;
 	oldval = ffst_val(old);
 	new->own.owner = oldval->owner;
+	delta = ffst_entry_charge(new, &new->own) -
+		ffst_entry_charge(old, oldval);
+	err = ffst_bytes_check(delta, oldval->owner, delta);
+	if (err)
+		goto out_unlock;
 	new->seq = ++ffst_table.seq;
 	ffst_replace_locked(old, new);
-	ffst_account_replace(old, new);
+	list_replace(&old->list, &new->list);
+	ffst_table.nr_bytes += delta;
+	ffst_quota_charge(oldval->owner, delta);
 	ffst_notify(&ffst_table.watches, FLAGSFIRST_EVENT_SET, new->seq,
-		  new->name, new->name_len, NULL, 0);
+		    new->name, new->name_len, NULL, 0);
 	mutex_unlock(&ffst_table.lock);
 	ffst_entry_retire(old, oldval);
 	return 0;
@@ -420,10 +546,11 @@ int ffst_table_delete(const char *name, u32 name_len)
 		goto out_unlock;
 	oldval = ffst_val(old);
 	rhashtable_remove_fast(&ffst_table.ht, &old->node, ffst_ht_params);
-	ffst_account_remove(old);
+	list_del(&old->list);
+	ffst_account_remove(old, oldval);
 	/* A deletion takes a seq too, to order it among the changes. */
 	ffst_notify(&ffst_table.watches, FLAGSFIRST_EVENT_DELETE, ++ffst_table.seq,
-		  old->name, old->name_len, NULL, 0);
+		    old->name, old->name_len, NULL, 0);
 	mutex_unlock(&ffst_table.lock);
 	ffst_entry_retire(old, oldval);
 	return 0;
@@ -433,83 +560,138 @@ out_unlock:
 	return err;
 }
 
+/* Entries DELETE_ALL handles between two chances to reschedule. */
+#define FFST_DELETE_BATCH	256
+
 /*
  * Deletes every entry the caller may delete, as one change: a reader sees
- * the table before or after, never between.  Returns how many went.
+ * the table before or after, never between.  The victims are marked with
+ * a new generation under the lock (readers still see them), and one store
+ * of that generation makes them all absent for readers at once; only
+ * then are they unlinked, told to the watchers and freed, a batch at a
+ * time with a chance to reschedule in between.  Nothing runs with
+ * preemption off, so no reader waits for the length of the table.
+ * Returns how many went.
  */
 long ffst_table_delete_all(void)
 {
+	bool fowner = ns_capable_noaudit(&init_user_ns, CAP_FOWNER);
+	kuid_t fsuid = current_fsuid();
 	struct ffst_entry *e, *tmp;
 	LIST_HEAD(doomed);
 	long count = 0;
+	u32 gen;
 
 	mutex_lock(&ffst_table.lock);
-	write_seqcount_begin(&ffst_table.seqc);
+	gen = ffst_table.gen + 1 ?: 1;	/* 0 means "not doomed" */
 	list_for_each_entry_safe(e, tmp, &ffst_table.entries, list) {
 		const struct ffst_value *v = ffst_val(e);
 
 		if (v->attrs & FLAGSFIRST_ATTR_IMMUTABLE)
 			continue;
-		if (!uid_eq(v->owner, current_fsuid()) &&
-		    !ns_capable_noaudit(&init_user_ns, CAP_FOWNER))
+		if (!uid_eq(v->owner, fsuid) && !fowner)
 			continue;
-		rhashtable_remove_fast(&ffst_table.ht, &e->node, ffst_ht_params);
-		ffst_account_remove(e);
-		list_add(&e->list, &doomed);
-		count++;
+		WRITE_ONCE(e->doomed, gen);
+		list_move_tail(&e->list, &doomed);
+		if (!(++count % FFST_DELETE_BATCH))
+			cond_resched();
 	}
-	write_seqcount_end(&ffst_table.seqc);
-	/* Outside the seqcount section: queueing allocates. */
-	list_for_each_entry_reverse(e, &doomed, list)
+	if (!count)
+		goto out_unlock;
+	/* Pairs with ffst_table_read(): every mark is seen with the store. */
+	smp_store_release(&ffst_table.gen, gen);
+
+	count = 0;
+	list_for_each_entry(e, &doomed, list) {
+		rhashtable_remove_fast(&ffst_table.ht, &e->node, ffst_ht_params);
+		ffst_account_remove(e, ffst_val(e));
 		ffst_notify(&ffst_table.watches, FLAGSFIRST_EVENT_DELETE,
-			  ++ffst_table.seq, e->name, e->name_len, NULL, 0);
+			    ++ffst_table.seq, e->name, e->name_len, NULL, 0);
+		if (!(++count % FFST_DELETE_BATCH))
+			cond_resched();
+	}
+out_unlock:
 	mutex_unlock(&ffst_table.lock);
 
 	/* Out of the table, so no writer changes their values any more. */
-	list_for_each_entry_safe(e, tmp, &doomed, list)
+	list_for_each_entry_safe(e, tmp, &doomed, list) {
 		ffst_entry_retire(e, rcu_dereference_protected(e->val, true));
+		cond_resched();
+	}
 	return count;
 }
 
 /*
  * Swaps two entries' values (owners and attributes go with them); the
- * names stay and both take one new seq.  Nothing is allocated or copied,
- * so it cannot fail; a reader that overlaps it sees the seqcount move and
- * looks again.
+ * names stay and both take one new seq.  Nothing is allocated or copied;
+ * what each entry is charged may change (ffst_entry_charge()), so it can
+ * fail on the byte limits only.  A reader that overlaps it sees the
+ * seqcount move and looks again.
  */
-static void ffst_exchange_locked(struct ffst_entry *a, struct ffst_entry *b)
+static int ffst_exchange_locked(struct ffst_entry *a, struct ffst_entry *b)
 {
 	struct ffst_value *va = ffst_val(a), *vb = ffst_val(b);
-	u64 seq = ++ffst_table.seq;
+	ssize_t ca = ffst_entry_charge(a, va), cb = ffst_entry_charge(b, vb);
+	ssize_t na = ffst_entry_charge(a, vb), nb = ffst_entry_charge(b, va);
+	ssize_t delta = na + nb - ca - cb;
+	u64 seq;
+	int err;
 
+	/* @va's owner pays for @b now, @vb's for @a */
+	if (uid_eq(va->owner, vb->owner)) {
+		err = ffst_bytes_check(delta, va->owner, delta);
+	} else {
+		err = ffst_bytes_check(delta, va->owner, nb - ca);
+		if (!err)
+			err = ffst_bytes_check(0, vb->owner, na - cb);
+	}
+	if (err)
+		return err;
+
+	seq = ++ffst_table.seq;
 	write_seqcount_begin(&ffst_table.seqc);
 	rcu_assign_pointer(a->val, vb);
 	rcu_assign_pointer(b->val, va);
 	WRITE_ONCE(a->seq, seq);
 	WRITE_ONCE(b->seq, seq);
 	write_seqcount_end(&ffst_table.seqc);
-	/* The bytes of names and values, and the owners' counts, are as before. */
+	ffst_table.nr_bytes += delta;
+	ffst_quota_charge(va->owner, nb - ca);
+	ffst_quota_charge(vb->owner, na - cb);
 	ffst_notify(&ffst_table.watches, FLAGSFIRST_EVENT_EXCHANGE, seq,
-		  a->name, a->name_len, b->name, b->name_len);
+		    a->name, a->name_len, b->name, b->name_len);
+	return 0;
 }
 
 /*
  * Moves @old's value to a new entry named @newname, replacing @target if
- * there is one.  The value is not copied: the new entry takes it over.
+ * there is one.  The value is not copied: the new entry takes it over,
+ * and with it the memory of the value's home (ffst_entry_charge()).
  */
 static int ffst_move_locked(struct ffst_entry *old, struct ffst_entry *target,
-			  const char *newname, u32 newlen)
+			    const char *newname, u32 newlen)
 {
-	size_t sub = ffst_entry_bytes(old) + (target ? ffst_entry_bytes(target) : 0);
-	struct ffst_value *val = ffst_val(old);
+	struct ffst_value *val = ffst_val(old), *targetval = NULL;
+	ssize_t move, table, mine, charge_target = 0;
 	struct ffst_entry *new;
 	int err = 0;
 
-	if (!ffst_bytes_fit(newlen + val->len, sub))
-		return -ENOSPC;
 	new = ffst_entry_adopt(newname, newlen, val);
 	if (!new)
 		return -ENOMEM;
+	move = ffst_entry_charge(new, val) - ffst_entry_charge(old, val);
+	table = move;
+	mine = move;
+	if (target) {
+		targetval = ffst_val(target);
+		charge_target = ffst_entry_charge(target, targetval);
+		table -= charge_target;
+		if (uid_eq(targetval->owner, val->owner))
+			mine -= charge_target;
+	}
+	err = ffst_bytes_check(table, val->owner, mine);
+	if (err)
+		goto err_free_new;
 	new->seq = ffst_table.seq + 1;
 
 	write_seqcount_begin(&ffst_table.seqc);
@@ -522,21 +704,29 @@ static int ffst_move_locked(struct ffst_entry *old, struct ffst_entry *target,
 		rhashtable_remove_fast(&ffst_table.ht, &old->node, ffst_ht_params);
 	write_seqcount_end(&ffst_table.seqc);
 	if (err) {
-		ffst_entry_free(new);
-		return -ENOMEM;
+		err = -ENOMEM;
+		goto err_free_new;
 	}
 
 	ffst_table.seq++;
-	ffst_account_replace(old, new);
-	if (target)
-		ffst_account_remove(target);
+	list_replace(&old->list, &new->list);
+	ffst_table.nr_bytes += move;
+	ffst_quota_charge(val->owner, move);
+	if (target) {
+		list_del(&target->list);
+		ffst_account_remove(target, targetval);
+	}
 	ffst_notify(&ffst_table.watches, FLAGSFIRST_EVENT_RENAME, new->seq,
-		  old->name, old->name_len, new->name, new->name_len);
+		    old->name, old->name_len, new->name, new->name_len);
 	return 0;
+
+err_free_new:
+	ffst_entry_free(new);
+	return err;
 }
 
 int ffst_table_rename(const char *oldname, u32 oldlen,
-		    const char *newname, u32 newlen, u64 flags)
+		      const char *newname, u32 newlen, u64 flags)
 {
 	struct ffst_value *targetval = NULL;
 	struct ffst_entry *old, *target;
@@ -562,7 +752,7 @@ int ffst_table_rename(const char *oldname, u32 oldlen,
 		goto out_unlock;
 
 	if (flags & FLAGSFIRST_RENAME_EXCHANGE) {
-		ffst_exchange_locked(old, target);
+		err = ffst_exchange_locked(old, target);
 		goto out_unlock;
 	}
 	if (target)
@@ -582,6 +772,34 @@ out_unlock:
 	return err;
 }
 
+/*
+ * Counts a new watch fd against @uid's max_watches_per_uid, before it is
+ * made: EMFILE past it, as inotify_init1() past max_user_instances.
+ */
+int ffst_table_watch_charge(kuid_t uid)
+{
+	struct ffst_quota *q;
+	int err = 0;
+
+	mutex_lock(&ffst_table.lock);
+	q = ffst_quota_find(uid);
+	if ((q ? q->watches : 0) >= READ_ONCE(ffst_max_watches_per_uid) &&
+	    !capable(CAP_SYS_RESOURCE)) {
+		err = -EMFILE;
+		goto out_unlock;
+	}
+	q = ffst_quota_get(uid);
+	if (!q) {
+		err = -ENOMEM;
+		goto out_unlock;
+	}
+	q->watches++;
+out_unlock:
+	mutex_unlock(&ffst_table.lock);
+	return err;
+}
+
+/* Publishes a watcher: from now on it is told of every change. */
 void ffst_table_watch(struct list_head *watch)
 {
 	mutex_lock(&ffst_table.lock);
@@ -589,10 +807,22 @@ void ffst_table_watch(struct list_head *watch)
 	mutex_unlock(&ffst_table.lock);
 }
 
-void ffst_table_unwatch(struct list_head *watch)
+/*
+ * Unpublishes a watcher (@watch may be NULL for one never published) and
+ * gives back the charge ffst_table_watch_charge() took.
+ */
+void ffst_table_unwatch(struct list_head *watch, kuid_t uid)
 {
+	struct ffst_quota *q;
+
 	mutex_lock(&ffst_table.lock);
-	list_del(watch);
+	if (watch)
+		list_del(watch);
+	q = ffst_quota_find(uid);
+	if (!WARN_ON_ONCE(!q)) {
+		q->watches--;
+		ffst_quota_release(q);
+	}
 	mutex_unlock(&ffst_table.lock);
 }
 
@@ -608,10 +838,15 @@ static int ffst_stats_show(struct seq_file *m, void *unused)
 	rcu_read_lock();
 	buckets = rcu_dereference(ffst_table.ht.tbl)->size;
 	rcu_read_unlock();
-	/* memory: the entries' slab objects and the hash table's buckets */
-	seq_printf(m, "entries %u\nbytes %zu\nseq %llu\nuids %u\nmemory %lu\n",
-		   ffst_table.nr_entries, ffst_table.nr_bytes, ffst_table.seq, uids,
-		   atomic_long_read(&ffst_table.nr_mem) + buckets * sizeof(void *));
+	/*
+	 * bytes: what the limits count; memory: the entries' allocations and
+	 * the hash table's buckets; records: watch records queued, all fds
+	 */
+	seq_printf(m, "entries %u\nbytes %zu\nseq %llu\nuids %u\nmemory %lu\nrecords %ld\n",
+		   ffst_table.nr_entries, ffst_table.nr_bytes, ffst_table.seq,
+		   uids,
+		   atomic_long_read(&ffst_table.nr_mem) + buckets * sizeof(void *),
+		   ffst_watch_records());
 	mutex_unlock(&ffst_table.lock);
 	return 0;
 }
@@ -645,5 +880,6 @@ void ffst_table_destroy(void)
 		ffst_entry_retire(e, rcu_dereference_protected(e->val, true));
 	hash_for_each_safe(ffst_table.quotas, bkt, n, q, node)
 		kfree(q);
-	/* kfree_rcu() callbacks need no module code: no rcu_barrier() */
+	/* Big values are freed by a callback in this module: wait for them. */
+	rcu_barrier();
 }

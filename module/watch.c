@@ -6,10 +6,13 @@
 #include <linux/anon_inodes.h>
 #include <linux/fcntl.h>
 #include <linux/fs.h>
+#include <linux/file.h>
 #include <linux/list.h>
+#include <linux/memcontrol.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/poll.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/uaccess.h>
@@ -30,11 +33,20 @@ struct ffst_event {
 /*
  * A watcher.  The table's lock protects @node and @mask; @lock protects the
  * queue.  Events are queued under the table's lock, so their order is the
- * order the changes took effect.
+ * order the changes took effect.  Only a reader takes records off the
+ * queue, one reader at a time (@read_lock), and only once a record has
+ * reached user space: writers add at the tail, so the head stays put
+ * while the reader copies it.
+ *
+ * Records are charged to @memcg, the memory cgroup of the task that made
+ * the watch, as inotify charges its listener: whoever asks to be told
+ * pays for what it has not read yet, not the writer who caused it.
  */
 struct ffst_watch {
 	struct list_head node;		/* in the table's list of watchers */
 	u64 mask;
+	kuid_t uid;			/* charged for the fd: max_watches_per_uid */
+	struct mem_cgroup *memcg;
 	spinlock_t lock;		/* the queue below */
 	struct list_head events;	/* lock */
 	unsigned int nr_events;		/* lock: not counting @overflow */
@@ -43,6 +55,14 @@ struct ffst_watch {
 	struct mutex read_lock;		/* one reader at a time keeps order */
 	wait_queue_head_t wait;
 };
+
+/* Records queued on every watch fd, for the debugfs stats. */
+static atomic_long_t ffst_nr_records = ATOMIC_LONG_INIT(0);
+
+long ffst_watch_records(void)
+{
+	return atomic_long_read(&ffst_nr_records);
+}
 
 /* A zeroed record of @size bytes (header, names and padding). */
 static struct ffst_event *ffst_event_alloc(u32 size)
@@ -69,8 +89,8 @@ static void ffst_watch_queue_overflow(struct ffst_watch *w, u64 seq)
 }
 
 static void ffst_watch_queue(struct ffst_watch *w, u16 type, u64 seq,
-			   const char *name, u32 name_len,
-			   const char *newname, u32 newname_len)
+			     const char *name, u32 name_len,
+			     const char *newname, u32 newname_len)
 {
 	size_t names = name_len + 1 + (newname ? newname_len + 1 : 0);
 	u32 size = ALIGN(sizeof(struct flagsfirst_event) + names, 8);
@@ -78,8 +98,12 @@ static void ffst_watch_queue(struct ffst_watch *w, u16 type, u64 seq,
 
 	/* Once full, stay full until read: nothing after the gap is queued. */
 	if (READ_ONCE(w->nr_events) < READ_ONCE(ffst_max_queued_events) &&
-	    !READ_ONCE(w->overflow_queued))
+	    !READ_ONCE(w->overflow_queued)) {
+		struct mem_cgroup *old = set_active_memcg(w->memcg);
+
 		ev = ffst_event_alloc(size);
+		set_active_memcg(old);
+	}
 	if (ev) {
 		ev->hdr.type = type;
 		ev->hdr.seq = seq;
@@ -96,6 +120,7 @@ static void ffst_watch_queue(struct ffst_watch *w, u16 type, u64 seq,
 	    !w->overflow_queued) {
 		list_add_tail(&ev->node, &w->events);
 		w->nr_events++;
+		atomic_long_inc(&ffst_nr_records);
 		ev = NULL;
 	} else {
 		/* A full queue, or no memory: the reader must know it lost one. */
@@ -108,50 +133,54 @@ static void ffst_watch_queue(struct ffst_watch *w, u16 type, u64 seq,
 
 /* Tells every watcher whose mask has @type; called with the table's lock. */
 void ffst_notify(struct list_head *watches, u16 type, u64 seq,
-	       const char *name, u32 name_len,
-	       const char *newname, u32 newname_len)
+		 const char *name, u32 name_len,
+		 const char *newname, u32 newname_len)
 {
 	struct ffst_watch *w;
 
 	list_for_each_entry(w, watches, node)
 		if (w->mask & type)
 			ffst_watch_queue(w, type, seq, name, name_len,
-				       newname, newname_len);
+					 newname, newname_len);
 }
 
-/* The next record, taken off the queue, or NULL if it is empty. */
-static struct ffst_event *ffst_watch_next(struct ffst_watch *w, size_t room,
-				      bool *too_big)
+/*
+ * The record at the head of the queue, left there, or NULL if the queue is
+ * empty or @room cannot hold it (then *@too_big).  Only the reader, who
+ * holds @read_lock, takes records off, so it stays the head.
+ */
+static struct ffst_event *ffst_watch_peek(struct ffst_watch *w, size_t room,
+					  bool *too_big)
 {
 	struct ffst_event *ev;
 
+	lockdep_assert_held(&w->read_lock);
 	spin_lock(&w->lock);
 	ev = list_first_entry_or_null(&w->events, struct ffst_event, node);
 	if (ev && ev->hdr.size > room) {
 		*too_big = true;
 		ev = NULL;
 	}
-	if (ev) {
-		list_del(&ev->node);
-		if (ev == w->overflow)
-			w->overflow_queued = false;
-		else
-			w->nr_events--;
-	}
 	spin_unlock(&w->lock);
 	return ev;
 }
 
-/* Puts @ev back at the head after a failed copy: nothing is lost. */
-static void ffst_watch_unget(struct ffst_watch *w, struct ffst_event *ev)
+/* Takes @ev, the head, off the queue once it has reached user space. */
+static void ffst_watch_consume(struct ffst_watch *w, struct ffst_event *ev)
 {
+	bool overflow = ev == w->overflow;
+
 	spin_lock(&w->lock);
-	list_add(&ev->node, &w->events);
-	if (ev == w->overflow)
-		w->overflow_queued = true;
-	else
-		w->nr_events++;
+	list_del(&ev->node);
+	if (overflow) {
+		w->overflow_queued = false;
+	} else {
+		w->nr_events--;
+		atomic_long_dec(&ffst_nr_records);
+	}
 	spin_unlock(&w->lock);
+	if (!overflow)
+		kfree(ev);
 }
 
 static bool ffst_watch_ready(struct ffst_watch *w)
@@ -164,8 +193,35 @@ static bool ffst_watch_ready(struct ffst_watch *w)
 	return ready;
 }
 
+/*
+ * Takes @read_lock with a record queued.  A blocking reader waits for one
+ * without the lock, so that a non-blocking reader never waits behind it:
+ * that one gets EAGAIN if the queue is empty or another reader is at it.
+ */
+static int ffst_watch_lock_ready(struct ffst_watch *w, bool nonblock)
+{
+	int err;
+
+	for (;;) {
+		if (nonblock) {
+			if (!mutex_trylock(&w->read_lock))
+				return -EAGAIN;
+		} else if (mutex_lock_interruptible(&w->read_lock)) {
+			return -ERESTARTSYS;
+		}
+		if (ffst_watch_ready(w))
+			return 0;
+		mutex_unlock(&w->read_lock);
+		if (nonblock)
+			return -EAGAIN;
+		err = wait_event_interruptible(w->wait, ffst_watch_ready(w));
+		if (err)
+			return err;
+	}
+}
+
 static ssize_t ffst_watch_read(struct file *file, char __user *buf,
-			     size_t count, loff_t *ppos)
+			       size_t count, loff_t *ppos)
 {
 	struct ffst_watch *w = file->private_data;
 	struct ffst_event *ev;
@@ -173,31 +229,21 @@ static ssize_t ffst_watch_read(struct file *file, char __user *buf,
 	ssize_t copied = 0;
 	int err;
 
-	if (mutex_lock_interruptible(&w->read_lock))
-		return -ERESTARTSYS;
-	while (!ffst_watch_ready(w)) {
-		err = -EAGAIN;
-		if (file->f_flags & O_NONBLOCK)
-			goto out_unlock;
-		err = wait_event_interruptible(w->wait, ffst_watch_ready(w));
-		if (err)
-			goto out_unlock;
-	}
-
-	while ((ev = ffst_watch_next(w, count - copied, &too_big))) {
+	err = ffst_watch_lock_ready(w, file->f_flags & O_NONBLOCK);
+	if (err)
+		return err;
+	while ((ev = ffst_watch_peek(w, count - copied, &too_big))) {
+		/* A fault leaves the record queued: nothing is lost. */
 		if (copy_to_user(buf + copied, &ev->hdr, ev->hdr.size)) {
-			ffst_watch_unget(w, ev);
 			err = -EFAULT;
-			goto out_unlock;
+			break;
 		}
 		copied += ev->hdr.size;
-		if (ev != w->overflow)
-			kfree(ev);
+		ffst_watch_consume(w, ev);
 	}
 	/* Whole records only: a buffer too small for the first is EINVAL. */
-	err = too_big ? -EINVAL : 0;
-
-out_unlock:
+	if (too_big)
+		err = -EINVAL;
 	mutex_unlock(&w->read_lock);
 	return copied ? copied : err;
 }
@@ -210,17 +256,30 @@ static __poll_t ffst_watch_poll(struct file *file, poll_table *pt)
 	return ffst_watch_ready(w) ? EPOLLIN | EPOLLRDNORM : 0;
 }
 
+/* Frees a watcher that is not (or no longer) published. */
+static void ffst_watch_free(struct ffst_watch *w)
+{
+	struct ffst_event *ev, *tmp;
+	long records = 0;
+
+	list_for_each_entry_safe(ev, tmp, &w->events, node) {
+		if (ev == w->overflow)
+			continue;
+		kfree(ev);
+		records++;
+	}
+	atomic_long_sub(records, &ffst_nr_records);
+	mem_cgroup_put(w->memcg);
+	kfree(w->overflow);
+	kfree(w);
+}
+
 static int ffst_watch_release(struct inode *inode, struct file *file)
 {
 	struct ffst_watch *w = file->private_data;
-	struct ffst_event *ev, *tmp;
 
-	ffst_table_unwatch(&w->node);
-	list_for_each_entry_safe(ev, tmp, &w->events, node)
-		if (ev != w->overflow)
-			kfree(ev);
-	kfree(w->overflow);
-	kfree(w);
+	ffst_table_unwatch(&w->node, w->uid);
+	ffst_watch_free(w);
 	return 0;
 }
 
@@ -232,39 +291,63 @@ static const struct file_operations ffst_watch_fops = {
 	.llseek = noop_llseek,
 };
 
-/* Returns a new fd watching @mask, or an errno. */
+/*
+ * Returns a new fd watching @mask, or an errno.  In the order that cannot
+ * leak (ntsync_obj_get_fd()): charge the uid, reserve the fd, make the
+ * file, and only then publish the watcher and install the fd, once
+ * nothing can fail any more.
+ */
 int ffst_watch_create(u64 mask, u64 flags)
 {
-	int fd, fflags = O_RDONLY;
+	int fd, err, fflags = O_RDONLY;
+	kuid_t uid = current_euid();
 	struct ffst_watch *w;
+	struct file *file;
 
 	if (flags & FLAGSFIRST_WATCH_CLOEXEC)
 		fflags |= O_CLOEXEC;
 	if (flags & FLAGSFIRST_WATCH_NONBLOCK)
 		fflags |= O_NONBLOCK;
 
+	err = ffst_table_watch_charge(uid);
+	if (err)
+		return err;
+	err = -ENOMEM;
 	w = kzalloc(sizeof(*w), GFP_KERNEL_ACCOUNT);
 	if (!w)
-		return -ENOMEM;
-	w->overflow = ffst_event_alloc(FFST_OVERFLOW_SIZE);
-	if (!w->overflow) {
-		kfree(w);
-		return -ENOMEM;
-	}
+		goto err_uncharge;
 	w->mask = mask;
+	w->uid = uid;
 	spin_lock_init(&w->lock);
 	INIT_LIST_HEAD(&w->events);
 	mutex_init(&w->read_lock);
 	init_waitqueue_head(&w->wait);
+	w->overflow = ffst_event_alloc(FFST_OVERFLOW_SIZE);
+	if (!w->overflow)
+		goto err_free;
 	w->overflow->hdr.type = FLAGSFIRST_EVENT_OVERFLOW;
+	w->memcg = get_mem_cgroup_from_mm(current->mm);
 
-	/* Watching before the fd exists only queues events nobody reads yet. */
-	ffst_table_watch(&w->node);
-	fd = anon_inode_getfd("[flagsfirst-watch]", &ffst_watch_fops, w, fflags);
+	fd = get_unused_fd_flags(fflags & O_CLOEXEC);
 	if (fd < 0) {
-		ffst_table_unwatch(&w->node);
-		kfree(w->overflow);
-		kfree(w);
+		err = fd;
+		goto err_free;
 	}
+	file = anon_inode_getfile("[flagsfirst-watch]", &ffst_watch_fops, w,
+				  fflags & (O_ACCMODE | O_NONBLOCK));
+	if (IS_ERR(file)) {
+		err = PTR_ERR(file);
+		goto err_put_fd;
+	}
+	ffst_table_watch(&w->node);
+	fd_install(fd, file);
 	return fd;
+
+err_put_fd:
+	put_unused_fd(fd);
+err_free:
+	ffst_watch_free(w);
+err_uncharge:
+	ffst_table_unwatch(NULL, uid);
+	return err;
 }

@@ -1,12 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * flagsfirst: KUnit tests of the dispatcher's pure logic (flag validation,
- * size negotiation, the CHECK_FIELDS answer, name checks).  Included at the
- * end of ioctl.c when CONFIG_KUNIT is set, so that they see its statics;
- * the suites run when the module loads.
+ * size negotiation, the CHECK_FIELDS answer, name checks), as a module of
+ * their own, flagsfirst_kunit.ko, built only with
+ * CONFIG_FLAGSFIRST_KUNIT_TEST=m on a kernel with KUnit (make check-debug).
+ * The suite runs when it is loaded, and never taints a kernel that only
+ * loads flagsfirst.ko.
  */
 
 #include <kunit/test.h>
+#include <linux/module.h>
+
+#include "ioctl.h"
 
 /* The op with number @nr, or NULL for a hole in the table. */
 static const struct ffst_op *ffst_test_op(unsigned int nr)
@@ -19,7 +24,7 @@ static void ffst_test_abi_table_only_grows(struct kunit *test)
 	const struct ffst_op *op;
 	unsigned int nr, abi;
 
-	for (nr = 0; nr < ARRAY_SIZE(ffst_ops); nr++) {
+	for (nr = 0; nr < FFST_NR_OPS; nr++) {
 		op = ffst_test_op(nr);
 		if (!op)
 			continue;
@@ -47,7 +52,7 @@ static void ffst_test_usize_bounds(struct kunit *test)
 	const struct ffst_op *op;
 	unsigned int nr;
 
-	for (nr = 0; nr < ARRAY_SIZE(ffst_ops); nr++) {
+	for (nr = 0; nr < FFST_NR_OPS; nr++) {
 		op = ffst_test_op(nr);
 		if (!op)
 			continue;
@@ -67,7 +72,7 @@ static void ffst_test_unknown_flag_bits_are_invalid(struct kunit *test)
 	union ffst_args args;
 	unsigned int nr, abi, bit;
 
-	for (nr = 0; nr < ARRAY_SIZE(ffst_ops); nr++) {
+	for (nr = 0; nr < FFST_NR_OPS; nr++) {
 		op = ffst_test_op(nr);
 		if (!op)
 			continue;
@@ -80,8 +85,9 @@ static void ffst_test_unknown_flag_bits_are_invalid(struct kunit *test)
 				args.flags = BIT_ULL(bit);
 				if (v->flags & BIT_ULL(bit))
 					continue;
-				KUNIT_EXPECT_FALSE_MSG(test, ffst_args_valid(op, v, &args,
-									   v->ksize),
+				KUNIT_EXPECT_FALSE_MSG(test,
+						       ffst_args_valid(op, v, &args,
+								       v->ksize),
 						       "op %u abi %u bit %u",
 						       nr, abi, bit);
 			}
@@ -95,7 +101,7 @@ static void ffst_test_check_fields_mixed_is_invalid(struct kunit *test)
 	union ffst_args args = {};
 	unsigned int nr;
 
-	for (nr = 0; nr < ARRAY_SIZE(ffst_ops); nr++) {
+	for (nr = 0; nr < FFST_NR_OPS; nr++) {
 		op = ffst_test_op(nr);
 		if (!op)
 			continue;
@@ -193,7 +199,7 @@ static void ffst_test_check_fields_answer(struct kunit *test)
 	unsigned int nr, abi;
 	size_t i;
 
-	for (nr = 0; nr < ARRAY_SIZE(ffst_ops); nr++) {
+	for (nr = 0; nr < FFST_NR_OPS; nr++) {
 		op = ffst_test_op(nr);
 		if (!op)
 			continue;
@@ -250,3 +256,9 @@ static struct kunit_suite ffst_ioctl_test_suite = {
 };
 
 kunit_test_suite(ffst_ioctl_test_suite);
+
+MODULE_DESCRIPTION("KUnit tests of flagsfirst's ioctl dispatcher");
+MODULE_AUTHOR("The flagsfirst developers");
+MODULE_LICENSE("GPL");
+/* MODULE_IMPORT_NS() takes a string from 6.13 on, a name before */
+MODULE_INFO(import_ns, "EXPORTED_FOR_KUNIT_TESTING");
