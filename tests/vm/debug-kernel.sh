@@ -1,19 +1,29 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# Builds the debug kernel of make check-debug from Debian's linux-source-6.12,
-# tinyconfig plus tests/debug/debug.config, or reuses the one cached under
-# $FLAGSFIRST_CACHE/debug-kernel/ for the same source version and fragment.
-# Prints "KVER BZIMAGE KDIR".  About 10 minutes on 2 cores when not cached.
+# Builds a debug kernel of make check-debug from Debian's linux-source-6.12,
+# tinyconfig plus tests/debug/debug.config (and, for "rt", debug-rt.config
+# on top: PREEMPT_RT), or reuses the one cached under
+# $FLAGSFIRST_CACHE/debug-kernel/ for the same source version and fragments.
+#
+#   debug-kernel.sh [debug|rt]   prints "KVER BZIMAGE KDIR"
+#
+# About 10 minutes on 2 cores each when not cached.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 CACHE=${FLAGSFIRST_CACHE:-$HOME/.cache/flagsfirst}
-fragment=$top/tests/debug/debug.config
-log() { printf 'debug-kernel: %s\n' "$*" >&2; }
+variant=${1:-debug}
+fragments=("$top/tests/debug/debug.config")
+case $variant in
+debug)	;;
+rt)	fragments+=("$top/tests/debug/debug-rt.config") ;;
+*)	echo "usage: debug-kernel.sh [debug|rt]" >&2; exit 2 ;;
+esac
+log() { printf 'debug-kernel (%s): %s\n' "$variant" "$*" >&2; }
 
 "$top/tests/vm/fetch.sh" deps debug
 src=$("$top/tests/vm/fetch.sh" source)
-key=$(cat "$src/.version" "$fragment" | sha256sum | cut -c1-16)
+key=$(cat "$src/.version" "${fragments[@]}" | sha256sum | cut -c1-16)
 out=$CACHE/debug-kernel/$key
 
 if [ ! -e "$out/.done" ]; then
@@ -21,7 +31,7 @@ if [ ! -e "$out/.done" ]; then
 	mkdir -p "$out"
 	log "configuring in $out"
 	make -s -C "$src" O="$out" tinyconfig >&2
-	"$src/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" "$fragment" >/dev/null
+	"$src/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" "${fragments[@]}" >/dev/null
 	make -s -C "$src" O="$out" olddefconfig >&2
 	# A dependency can silently drop an option (6.12's tinyconfig turns on
 	# SLUB_TINY, which hides KASAN): refuse to build what was not asked for.
@@ -37,7 +47,7 @@ if [ ! -e "$out/.done" ]; then
 			! grep -q "^$opt=" "$out/.config" ||
 				{ log "set in .config: $opt"; bad=1; } ;;
 		esac
-	done <"$fragment"
+	done < <(cat "${fragments[@]}")
 	[ $bad = 0 ] || exit 1
 	log "building (about 10 minutes on 2 cores)"
 	make -s -C "$src" O="$out" -j"$(nproc)" >&2

@@ -5,8 +5,9 @@
 #   run.sh check   the test suite on every kernel in $KERNELS (default
 #                  "6.1 6.12"); prints the TAP, a summary per kernel and
 #                  "N passed, N failed"; exits non-zero on any failure
-#   run.sh debug   on the debug kernel (tests/vm/debug-kernel.sh): KUnit,
-#                  the suite, the fuzzer, the stress test, fault injection,
+#   run.sh debug   on the debug kernels in $DEBUG_KERNELS (default "debug rt",
+#                  tests/vm/debug-kernel.sh; rt is PREEMPT_RT): KUnit, the
+#                  suite, the fuzzer, the stress test, fault injection,
 #                  load/unload cycles and a kmemleak scan, with figures
 #   run.sh bench   the benchmark on every kernel in $KERNELS, as a table
 #   run.sh demo    the guided tour on the first kernel in $KERNELS (6.1)
@@ -25,10 +26,14 @@ MEMORY=1024
 APPEND=
 case $mode in
 check)	KERNELS=${KERNELS:-6.1 6.12} ;;
-debug)	KERNELS=debug
+debug)	KERNELS=${DEBUG_KERNELS:-debug rt}
 	TIMEOUT=${FLAGSFIRST_TIMEOUT:-3600}
 	MEMORY=2048	# KASAN's shadow
-	APPEND="ffioctls=${FLAGSFIRST_FUZZ_IOCTLS:-1000000} ffcycles=${FLAGSFIRST_CYCLES:-100}" ;;
+	FUZZ_IOCTLS=${FLAGSFIRST_FUZZ_IOCTLS:-1000000}
+	CYCLES=${FLAGSFIRST_CYCLES:-100}
+	# the cases in module/flagsfirst_kunit.c: all must run and pass
+	KUNIT_CASES=$(grep -c '^	KUNIT_CASE(' "$top/module/flagsfirst_kunit.c")
+	APPEND="ffioctls=$FUZZ_IOCTLS ffcycles=$CYCLES" ;;
 bench)	KERNELS=${KERNELS:-6.1 6.12} ;;
 demo)	KERNELS=${KERNELS:-6.1}; KERNELS=${KERNELS%% *} ;;
 *)	echo "usage: run.sh check|debug|bench|demo" >&2; exit 2 ;;
@@ -46,11 +51,13 @@ ksft=$("$fetch" source)/tools/testing/selftests
 make -s -C "$top" userspace tests KSFT_DIR="$ksft"
 
 build_module() {	# kver kdir -> path of the .ko
-	local src=$BUILD/$1/src
+	local src=$BUILD/$1/src kunit=
 	rm -rf "$src"
 	mkdir -p "$src"
 	cp -r "$top/Kbuild" "$top/module" "$top/uapi" "$src/"
-	make -s -C "$2" M="$src" modules >&2
+	# The KUnit suite is its own module, for the debug kernels only.
+	[ "$mode" = debug ] && kunit=CONFIG_FLAGSFIRST_KUNIT_TEST=m
+	make -s -C "$2" M="$src" $kunit modules >&2
 	echo "$src/module/flagsfirst.ko"
 }
 
@@ -69,6 +76,7 @@ build_initramfs() {	# kver ko -> path of the cpio
 	   "$top/tests/vm/guest-debug.sh" "$top/tests/flagsfirst_torture" \
 	   "$top/tests/vm/guest-bench.sh" "$top/tests/flagsfirst_bench" \
 	   "$top/userspace/tour.sh" "$2" "$root/"
+	[ ! -e "${2%/*}/flagsfirst_kunit.ko" ] || cp "${2%/*}/flagsfirst_kunit.ko" "$root/"
 	cp "$top/userspace/flagsfirst" "$top/userspace/flagsfirst-v0" "$root/bin/"
 	cp "$top/tests/flagsfirst_test" "$top/tests/flagsfirst_test-m32" \
 	   "$top/tests/flagsfirst_test-v0" "$top/tests/flagsfirst_test-v0-m32" "$root/"
@@ -153,7 +161,7 @@ clean_log() {	# log -> path of the clean copy
 # Prints one suite run (a label of the guest's job), adds its counts to the
 # totals and leaves them in the caller's p, f and s.
 count_run() {	# kver log label
-	local run=$2.$3 rc
+	local run=$2.$3 rc plan
 	sed -n "/^=== flagsfirst: run $3 ===/,/^=== flagsfirst: exit $3 /p" "$2" >"$run"
 	grep -v '^=== flagsfirst' "$run" || true
 	p=$(grep -cE '^ok [0-9]+' "$run" || true)
@@ -161,6 +169,17 @@ count_run() {	# kver log label
 	f=$(grep -cE '^not ok [0-9]+' "$run" || true)
 	rc=$(sed -n "s/^=== flagsfirst: exit $3 \([0-9]*\) ===$/\1/p" "$2")
 	[ "$rc" = 0 ] || f=$((f + 1))	# a crash or a harness error
+	# Every test of the plan reported, and at least one passed: a run of
+	# no tests, a cut-off one or one of only SKIPs is a failure.
+	plan=$(sed -n 's/^1\.\.\([0-9][0-9]*\)$/\1/p' "$run" | head -n 1)
+	if [ -n "$plan" ] && [ "$(grep -cE '^(not )?ok [0-9]+' "$run")" != "$plan" ]; then
+		echo "not ok - $1: $3: $(grep -cE '^(not )?ok [0-9]+' "$run") results for a plan of $plan"
+		f=$((f + 1))
+	fi
+	if [ "$p" -le "$s" ]; then
+		echo "not ok - $1: $3: no test passed"
+		f=$((f + 1))
+	fi
 	p=$((p - s))
 	passed=$((passed + p))
 	failed=$((failed + f))
@@ -187,7 +206,7 @@ check_guest() {	# kver log
 }
 
 check_kernel() {	# kver log
-	local log label cell bin bits abi p f s line
+	local log label cell bin bits abi who p f s line
 	local -A cp cf
 	log=$(clean_log "$2")
 	for label in $(sed -n 's/^=== flagsfirst: run \(.*\) ===$/\1/p' "$log"); do
@@ -196,8 +215,20 @@ check_kernel() {	# kver log
 		cp[$cell]=$(( ${cp[$cell]:-0} + p ))
 		cf[$cell]=$(( ${cf[$cell]:-0} + f ))
 	done
-	for cell in abi1.current.64 abi0.current.64; do
-		[ -n "${cp[$cell]:-}" ] || record fail "$1: no suite ran in cell $cell"
+	# Every cell of the matrix ran, as root and as uid 65534.
+	for abi in 1 0; do
+		for bin in current v0; do
+			for bits in 64 32; do
+				for who in root uid65534; do
+					label=abi$abi.$bin.$bits.$who
+					if grep -q "^=== flagsfirst: exit $label " "$log"; then
+						record ok
+					else
+						record fail "$1: the suite never ran as $label"
+					fi
+				done
+			done
+		done
 	done
 
 	summary+=("$1: passed/failed per cell, root and uid 65534 together")
@@ -213,10 +244,13 @@ check_kernel() {	# kver log
 		done
 	done
 
+	# Rejected by the module itself, not for some other reason
+	# (tests/vm/guest-check.sh looks for the module's own message).
 	if grep -q '^=== flagsfirst: check abi_version=2 rejected ===' "$log"; then
 		record ok
 	else
-		record fail "$1: insmod abi_version=2 was not rejected"
+		record fail "$1: insmod abi_version=2 was not rejected by the module:"
+		grep -A 3 '^=== flagsfirst: check abi_version=2' "$log" | sed 's/^/#   /'
 	fi
 	for abi in 1 0; do
 		if grep -q "^=== flagsfirst: check rmmod abi_version=$abi ok ===" "$log"; then
@@ -228,9 +262,18 @@ check_kernel() {	# kver log
 	check_guest "$1" "$log"
 }
 
+# A figure the README quotes must be there and reach @min, not just print.
+require() {	# kver what value min
+	if [ -n "$3" ] && [ "$3" -ge "$4" ] 2>/dev/null; then
+		record ok
+	else
+		record fail "$1: $2: ${3:-none} (at least $4 expected)"
+	fi
+}
+
 # The debug job: every part leaves markers and "# <part>:" figure lines.
 check_debug() {	# kver log
-	local log label p f s kp kf ioctls ops sites cycles leaks reports
+	local log label p f s kp kf ioctls ops sites cycles leaks reports marker
 	log=$(clean_log "$2")
 	for label in $(sed -n 's/^=== flagsfirst: run \(.*\) ===$/\1/p' "$log"); do
 		count_run "$1" "$log" "$label"
@@ -241,6 +284,14 @@ check_debug() {	# kver log
 		*)	summary+=("$1 $label: $p passed, $f failed, $s skipped") ;;
 		esac
 	done
+	for label in suite.root suite.uid65534 suite32.root faults stress fuzz; do
+		grep -q "^=== flagsfirst: exit $label " "$log" ||
+			record fail "$1: $label never ran"
+	done
+	# "=== flagsfirst: check insmod failed ===" and the like
+	while read -r marker; do
+		record fail "$1: ${marker#=== flagsfirst: }"
+	done < <(grep -E '^=== flagsfirst: check .* failed ===$' "$log" || true)
 
 	# KUnit's KTAP, from the kernel log: "# flagsfirst_ioctl: pass:9 fail:0 ..."
 	read -r kp kf < <(sed -n 's/.*# flagsfirst_ioctl: pass:\([0-9]*\) fail:\([0-9]*\).*/\1 \2/p' "$log" | head -n 1) || true
@@ -249,39 +300,45 @@ check_debug() {	# kver log
 		failed=$((failed + kf))
 		summary+=("$1 KUnit flagsfirst_ioctl: $kp passed, $kf failed")
 		[ "$kf" = 0 ] || echo "not ok - $1: KUnit: $kf failed"
-	else
-		record fail "$1: no KUnit results in the kernel log"
 	fi
+	require "$1" "KUnit cases passed" "${kp:-}" "$KUNIT_CASES"
 
 	cycles=$(sed -n 's/^=== flagsfirst: lifecycle cycles=\([0-9]*\) failures=0 ===$/\1/p' "$log")
-	if [ -n "$cycles" ]; then
-		record ok
-	else
-		record fail "$1: load/unload cycles: $(grep -E '^lifecycle|lifecycle cycles' "$log" | head -n 5)"
-	fi
+	[ -n "$cycles" ] ||
+		echo "# $1: load/unload cycles: $(grep -E '^lifecycle|lifecycle cycles' "$log" | head -n 5)"
+	require "$1" "load/unload cycles without a failure" "$cycles" "$CYCLES"
 	leaks=$(sed -n '/^=== flagsfirst: kmemleak begin/,/^=== flagsfirst: kmemleak end/p' "$log" |
 		grep -c 'unreferenced object' || true)
+	# No scan (kmemleak off, or its file missing) is no figure at all.
 	grep -q '^=== flagsfirst: kmemleak end ===' "$log" || leaks=unknown
 	if [ "$leaks" = 0 ]; then
 		record ok
 	else
 		record fail "$1: kmemleak: $leaks unreferenced objects"
+		sed -n '/^=== flagsfirst: kmemleak begin/,/^=== flagsfirst: kmemleak end/p' "$log" |
+			head -n 60 | sed 's/^/#   /'
 	fi
 	check_guest "$1" "$log"
 
 	ioctls=$(sed -n 's/^# fuzz: \([0-9]*\) ioctls.*/\1/p' "$log")
 	ops=$(sed -n 's/^# stress: \([0-9]*\) ops.*/\1/p' "$log")
 	sites=$(sed -n 's/^# faults: \([0-9]*\) fault sites.*/\1/p' "$log")
+	require "$1" "ioctls fuzzed" "$ioctls" "$FUZZ_IOCTLS"
+	require "$1" "stress operations" "$ops" 1000
+	require "$1" "fault sites injected" "$sites" 10
 	summary+=("$1 figures: ${ioctls:-0} ioctls fuzzed, ${ops:-0} stress ops, ${sites:-0} fault sites injected, ${cycles:-0} load/unload cycles, ${leaks} kmemleak objects, $reports kernel reports")
 }
 
 for series in $KERNELS; do
-	if [ "$series" = debug ]; then
-		step "building or reusing the debug kernel"
-		read -r kver vmlinuz kdir < <("$top/tests/vm/debug-kernel.sh")
-	else
-		read -r kver vmlinuz kdir < <("$fetch" kernel "$series")
-	fi
+	case $series in
+	debug|rt)
+		step "building or reusing the $series debug kernel"
+		read -r kver vmlinuz kdir < <("$top/tests/vm/debug-kernel.sh" "$series")
+		# Both debug kernels have the same release: name them apart.
+		kver=$kver-$series ;;
+	*)	read -r kver vmlinuz kdir < <("$fetch" kernel "$series") ;;
+	esac
+	[ -n "${kver:-}" ] || { record fail "$series: no kernel (see the messages above)"; continue; }
 	step "building the module against $kver"
 	ko=$(build_module "$kver" "$kdir")
 	initrd=$(build_initramfs "$kver" "$ko")
@@ -302,13 +359,18 @@ for series in $KERNELS; do
 		echo "# kernel $kver, $(nproc) host cores, QEMU $(accel_of) with 2 vCPUs"
 		sed -n '/^=== flagsfirst: bench begin/,/^=== flagsfirst: bench end/p' "$log" |
 			grep -v '^=== flagsfirst'
-		grep -q '^=== flagsfirst: bench end 0 ===' "$log" || { record fail "$kver: bench"; continue; }
-		record ok
+		if grep -q '^=== flagsfirst: bench end 0 ===' "$log"; then
+			record ok
+		else
+			record fail "$kver: bench"
+		fi
+		# A benchmark that left a kernel report measured a broken module.
+		check_guest "$kver" "$log"
 		continue
 	fi
 	echo "# kernel $kver"
 	if [ "$mode" = debug ]; then
-		check_debug "$kver (debug)" "$BUILD/$kver/console.log"
+		check_debug "$kver" "$BUILD/$kver/console.log"
 	else
 		check_kernel "$kver" "$BUILD/$kver/console.log"
 	fi
