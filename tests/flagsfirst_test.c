@@ -23,6 +23,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -200,16 +201,16 @@ static unsigned char *at_page_end(size_t len, size_t shift)
 	return map + maplen - PAGE - len + shift;
 }
 
-/* Runs @fn in a child as uid/gid 65534 with no capabilities. */
-static int as_nobody(int (*fn)(int fd, void *arg), void *arg)
+/* Runs @fn in a child as @uid (and that gid) with no capabilities. */
+static int as_uid(uid_t uid, int (*fn)(int fd, void *arg), void *arg)
 {
 	int status, fd;
 	pid_t pid;
 
 	pid = fork();
 	if (pid == 0) {
-		if (setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
-		    setresuid(NOBODY, NOBODY, NOBODY))
+		if (setgroups(0, NULL) || setresgid(uid, uid, uid) ||
+		    setresuid(uid, uid, uid))
 			_exit(100);
 		fd = open_dev();
 		_exit(fd < 0 ? 101 : fn(fd, arg));
@@ -217,6 +218,11 @@ static int as_nobody(int (*fn)(int fd, void *arg), void *arg)
 	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
 		return -1;
 	return WEXITSTATUS(status);
+}
+
+static int as_nobody(int (*fn)(int fd, void *arg), void *arg)
+{
+	return as_uid(NOBODY, fn, arg);
 }
 
 static int write_param(const char *name, const char *value)
@@ -1634,6 +1640,7 @@ TEST(cap_fowner_may_change_another_uids_entry)
 FIXTURE(limits) {
 	int fd;
 	char max_entries[32], max_bytes[32], per_uid[32];
+	char bytes_per_uid[32], watches_per_uid[32];
 };
 
 FIXTURE_SETUP(limits)
@@ -1645,6 +1652,10 @@ FIXTURE_SETUP(limits)
 	read_param("max_entries", self->max_entries, sizeof(self->max_entries));
 	read_param("max_bytes", self->max_bytes, sizeof(self->max_bytes));
 	read_param("max_entries_per_uid", self->per_uid, sizeof(self->per_uid));
+	read_param("max_bytes_per_uid", self->bytes_per_uid,
+		   sizeof(self->bytes_per_uid));
+	read_param("max_watches_per_uid", self->watches_per_uid,
+		   sizeof(self->watches_per_uid));
 	del(self->fd, "", FLAGSFIRST_DELETE_ALL);
 }
 
@@ -1655,6 +1666,8 @@ FIXTURE_TEARDOWN(limits)
 		write_param("max_entries", self->max_entries);
 		write_param("max_bytes", self->max_bytes);
 		write_param("max_entries_per_uid", self->per_uid);
+		write_param("max_bytes_per_uid", self->bytes_per_uid);
+		write_param("max_watches_per_uid", self->watches_per_uid);
 	}
 	close(self->fd);
 }
@@ -2272,6 +2285,977 @@ static int count_watch_fds(void)
 	}
 	closedir(dir);
 	return count > 254 ? 254 : count;
+}
+
+/*
+ * Hostile callers: what one user can do to the others through the fds, the
+ * limits, memory and locks.  Each of these found a defect once.
+ */
+
+#define STATS		"/sys/kernel/debug/flagsfirst/stats"
+#define CGROUP		"/sys/fs/cgroup"
+
+/* One figure of the module's own accounting (debugfs), or -1. */
+static long read_stat(const char *key)
+{
+	char line[128], name[64];
+	long value = -1, v;
+	FILE *f = fopen(STATS, "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%63s %ld", name, &v) == 2 && !strcmp(name, key))
+			value = v;
+	fclose(f);
+	return value;
+}
+
+static int write_file(const char *path, const char *value)
+{
+	int fd = open(path, O_WRONLY), ok;
+
+	if (fd < 0)
+		return -errno;
+	ok = write(fd, value, strlen(value)) == (ssize_t)strlen(value);
+	close(fd);
+	return ok ? 0 : -EIO;
+}
+
+static long read_long(const char *path)
+{
+	char buf[64] = "";
+	ssize_t n;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	return n > 0 ? atol(buf) : -1;
+}
+
+/* Cgroup paths are short: CGROUP, a name of the test's, a pid. */
+#define CG_PATH		128
+
+/* The path of @file in cgroup @cg. */
+static const char *cg_file(char *buf, const char *cg, const char *file)
+{
+	snprintf(buf, 2 * CG_PATH, "%.*s/%s", CG_PATH - 1, cg, file);
+	return buf;
+}
+
+/* A fresh memory cgroup under the root, its path in @path; 0 or -errno. */
+static int cg_make(char *path, const char *what)
+{
+	char buf[2 * CG_PATH];
+	static int n;
+
+	/* The memory controller must be on for the root's children. */
+	write_file(CGROUP "/cgroup.subtree_control", "+memory");
+	snprintf(path, CG_PATH, CGROUP "/flagsfirst-%.16s.%d.%d", what,
+		 getpid(), n++);
+	if (mkdir(path, 0755))
+		return -errno;
+	return access(cg_file(buf, path, "memory.current"), R_OK) ? -ENOENT : 0;
+}
+
+static long cg_current(const char *cg)
+{
+	char buf[2 * CG_PATH];
+
+	return read_long(cg_file(buf, cg, "memory.current"));
+}
+
+/* Moves the calling process into @cg. */
+static int cg_enter(const char *cg)
+{
+	char buf[2 * CG_PATH], pid[16];
+
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	return write_file(cg_file(buf, cg, "cgroup.procs"), pid);
+}
+
+/* Whether this kernel can run a memory-cgroup test here. */
+static bool have_memcg(void)
+{
+	char cg[CG_PATH];
+
+	if (!is_root() || cg_make(cg, "probe"))
+		return false;
+	rmdir(cg);
+	return true;
+}
+
+/* FMODE_WRITE: a mutating op needs an fd opened for writing (EBADF). */
+
+/* Calls the op on @fd, after filling its struct with entries made on @rw. */
+static int call_on(int rw, int fd, const FIXTURE_VARIANT(op) *v,
+		   struct names *n, uint64_t flags)
+{
+	unsigned char buf[PAGE] = { 0 };
+	int ret;
+
+	v->fill(rw, n, buf, flags);
+	ret = ffst(fd, ffst_cmd(v->nr, v->size), buf);
+	if (v->returns_fd && ret > 0) {
+		close(ret);
+		ret = 0;
+	}
+	return ret;
+}
+
+TEST_F(op, a_read_only_fd_fails_a_mutating_op_with_EBADF_and_runs_the_others)
+{
+	int ro = open("/dev/flagsfirst", O_RDONLY | O_CLOEXEC);
+
+	ASSERT_LE(0, ro);
+	EXPECT_EQ(variant->changes_table ? -EBADF : 0,
+		  call_on(self->fd, ro, variant, &self->n, 0));
+	EXPECT_EQ(false, variant->happened(self->fd, &self->n));
+	close(ro);
+}
+
+TEST_F(op, a_write_only_fd_runs_every_op)
+{
+	int wo = open("/dev/flagsfirst", O_WRONLY | O_CLOEXEC);
+
+	ASSERT_LE(0, wo);
+	EXPECT_EQ(0, call_on(self->fd, wo, variant, &self->n, 0));
+	EXPECT_EQ(variant->changes_table,
+		  variant->happened(self->fd, &self->n));
+	close(wo);
+}
+
+TEST_F(op, an_unknown_bit_on_a_read_only_fd_is_still_EINVAL)
+{
+	int ro = open("/dev/flagsfirst", O_RDONLY | O_CLOEXEC);
+
+	ASSERT_LE(0, ro);
+	EXPECT_EQ(-EINVAL, call_on(self->fd, ro, variant, &self->n, 1ULL << 40));
+	EXPECT_EQ(false, variant->happened(self->fd, &self->n));
+	close(ro);
+}
+
+TEST_F(op, check_fields_works_on_a_read_only_fd)
+{
+	int ro = open("/dev/flagsfirst", O_RDONLY | O_CLOEXEC);
+
+	ASSERT_LE(0, ro);
+	EXPECT_EQ(0, call_on(self->fd, ro, variant, &self->n,
+			     FLAGSFIRST_CHECK_FIELDS));
+	EXPECT_EQ(false, variant->happened(self->fd, &self->n));
+	close(ro);
+}
+
+TEST(rename_legacy_on_a_read_only_fd_fails_with_EBADF)
+{
+	int fd = open_dev(), ro = open("/dev/flagsfirst", O_RDONLY | O_CLOEXEC);
+	char a[64], b[64];
+
+	ASSERT_LE(0, fd);
+	ASSERT_LE(0, ro);
+	ASSERT_EQ(0, set(fd, fresh(a, "rol"), "v", 0));
+	EXPECT_EQ(-EBADF, ren_legacy(ro, a, fresh(b, "rol")));
+	EXPECT_EQ(true, exists(fd, a));
+	EXPECT_EQ(false, exists(fd, b));
+	EXPECT_EQ(-EFAULT, ffst(ro, FLAGSFIRST_IOC_RENAME_LEGACY, NULL))
+		TH_LOG("the struct is read before the fd's mode is checked");
+	close(ro);
+	close(fd);
+}
+
+/* Every limit parameter at 0 and 1, for an unprivileged uid and for root. */
+
+FIXTURE(limit) {
+	int fd;
+	char saved[32];
+};
+
+FIXTURE_VARIANT(limit) {
+	const char *param;
+	const char *value;
+	/* what the first and the second try returns, as uid 65534 and root */
+	int user[2], root[2];
+	/* tries: 0 SET of a new name, 1 WATCH, 2 SET of a 100-byte value */
+	int what;
+};
+
+#define LIMIT(nm, p, v, w, u0, u1, r0, r1)				\
+FIXTURE_VARIANT_ADD(limit, nm) {					\
+	.param = p, .value = v, .what = w,				\
+	.user = { u0, u1 }, .root = { r0, r1 },				\
+}
+
+/* "+N": N more than the table holds (immutable entries of earlier tests) */
+LIMIT(max_entries_0_allows_no_entry, "max_entries", "+0", 0,
+      -ENOSPC, -ENOSPC, -ENOSPC, -ENOSPC);
+LIMIT(max_entries_1_allows_one_entry, "max_entries", "+1", 0,
+      0, -ENOSPC, 0, -ENOSPC);
+LIMIT(max_bytes_0_allows_no_entry, "max_bytes", "0", 0,
+      -ENOSPC, -ENOSPC, -ENOSPC, -ENOSPC);
+LIMIT(max_bytes_1_allows_no_entry, "max_bytes", "1", 0,
+      -ENOSPC, -ENOSPC, -ENOSPC, -ENOSPC);
+LIMIT(max_entries_per_uid_0_allows_no_entry_but_to_cap_sys_resource,
+      "max_entries_per_uid", "0", 0, -EDQUOT, -EDQUOT, 0, 0);
+LIMIT(max_entries_per_uid_1_allows_one_entry_but_to_cap_sys_resource,
+      "max_entries_per_uid", "1", 0, 0, -EDQUOT, 0, 0);
+LIMIT(max_bytes_per_uid_0_allows_no_entry_but_to_cap_sys_resource,
+      "max_bytes_per_uid", "0", 2, -EDQUOT, -EDQUOT, 0, 0);
+LIMIT(max_bytes_per_uid_1_allows_no_entry_but_to_cap_sys_resource,
+      "max_bytes_per_uid", "1", 2, -EDQUOT, -EDQUOT, 0, 0);
+LIMIT(max_watches_per_uid_0_allows_no_watch_but_to_cap_sys_resource,
+      "max_watches_per_uid", "0", 1, -EMFILE, -EMFILE, 0, 0);
+LIMIT(max_watches_per_uid_1_allows_one_watch_but_to_cap_sys_resource,
+      "max_watches_per_uid", "1", 1, 0, -EMFILE, 0, 0);
+
+FIXTURE_SETUP(limit)
+{
+	self->fd = open_dev();
+	ASSERT_LE(0, self->fd);
+	if (!is_root())
+		SKIP(return, "needs root to write module parameters");
+	read_param(variant->param, self->saved, sizeof(self->saved));
+	ASSERT_NE(0, self->saved[0]) TH_LOG("no parameter %s", variant->param);
+	/* Entries of earlier tests: immutable ones stay and count. */
+	del(self->fd, "", FLAGSFIRST_DELETE_ALL);
+}
+
+FIXTURE_TEARDOWN(limit)
+{
+	if (is_root()) {
+		write_param(variant->param, self->saved);
+		del(self->fd, "", FLAGSFIRST_DELETE_ALL);
+	}
+	close(self->fd);
+}
+
+/* Two tries of the variant's kind; exit status: which one went wrong. */
+struct tries {
+	int what;
+	int got[2];
+};
+
+static int two_tries(int fd, struct tries *t)
+{
+	static char value[101];
+	char name[64];
+	int i, wfd[2] = { -1, -1 };
+
+	memset(value, 'v', 100);
+	for (i = 0; i < 2; i++) {
+		switch (t->what) {
+		case 0:
+			t->got[i] = set(fd, fresh(name, "lim"), "v", 0);
+			break;
+		case 1:
+			wfd[i] = watch(fd, FLAGSFIRST_EVENT_ALL, FLAGSFIRST_WATCH_CLOEXEC);
+			t->got[i] = wfd[i] < 0 ? wfd[i] : 0;
+			break;
+		default:
+			t->got[i] = set(fd, fresh(name, "lim"), value, 0);
+		}
+	}
+	for (i = 0; i < 2; i++)
+		if (wfd[i] >= 0)
+			close(wfd[i]);
+	return 0;
+}
+
+static int two_tries_as_child(int fd, void *arg)
+{
+	struct tries *t = arg;
+
+	two_tries(fd, t);
+	/* errnos fit in a byte: 0x80 marks a negative one */
+	return (t->got[0] ? 0x80 | -t->got[0] : 0);
+}
+
+static int second_try_as_child(int fd, void *arg)
+{
+	struct tries *t = arg;
+
+	two_tries(fd, t);
+	return (t->got[1] ? 0x80 | -t->got[1] : 0);
+}
+
+static int from_status(int status)
+{
+	return status & 0x80 ? -(status & 0x7f) : status;
+}
+
+TEST_F(limit, gives_its_documented_result_at_the_boundary)
+{
+	struct tries t = { .what = variant->what };
+	const char *value = variant->value;
+	char buf[32];
+
+	if (value[0] == '+') {
+		long entries = read_stat("entries");
+
+		if (entries < 0)
+			SKIP(return, "no " STATS);
+		snprintf(buf, sizeof(buf), "%ld", entries + atol(value + 1));
+		value = buf;
+	}
+	ASSERT_EQ(0, write_param(variant->param, value));
+	EXPECT_EQ(variant->user[0],
+		  from_status(as_nobody(two_tries_as_child, &t)))
+		TH_LOG("uid 65534, first try");
+	del(self->fd, "", FLAGSFIRST_DELETE_ALL);
+	EXPECT_EQ(variant->user[1],
+		  from_status(as_nobody(second_try_as_child, &t)))
+		TH_LOG("uid 65534, second try");
+	del(self->fd, "", FLAGSFIRST_DELETE_ALL);
+	two_tries(self->fd, &t);
+	EXPECT_EQ(variant->root[0], t.got[0]) TH_LOG("root, first try");
+	EXPECT_EQ(variant->root[1], t.got[1]) TH_LOG("root, second try");
+}
+
+/* Per-uid bytes: one uid cannot take what the others need. */
+
+/* Fills the caller's byte share with 1000-byte values: how many fit. */
+static int fill_my_share(int fd, void *arg)
+{
+	static char value[1001];
+	char name[64];
+	int made, ret = 0;
+
+	(void)arg;
+	memset(value, 'q', sizeof(value) - 1);
+	for (made = 0; made < 250 && !ret; made++)
+		ret = set(fd, fresh(name, "share"), value, 0);
+	return ret == -EDQUOT ? made - 1 : 255;
+}
+
+static int set_one_value(int fd, void *arg)
+{
+	char name[64];
+
+	(void)arg;
+	return set(fd, fresh(name, "other"), "mine", 0) ? 1 : 0;
+}
+
+TEST_F(limits, one_uid_filling_its_byte_share_leaves_room_for_another)
+{
+	int made;
+
+	ASSERT_EQ(0, write_param("max_bytes_per_uid", "65536"));
+	made = as_nobody(fill_my_share, NULL);
+	ASSERT_NE(255, made) TH_LOG("uid 65534 never hit EDQUOT");
+	/* An entry of a 1000-byte value takes a 2 KiB kmalloc() object. */
+	EXPECT_EQ(65536 / 2048, made) TH_LOG("values of 1000 bytes in a 64 KiB share");
+	EXPECT_EQ(0, as_uid(NOBODY - 1, set_one_value, NULL))
+		TH_LOG("another uid still has its share");
+}
+
+TEST(the_default_byte_share_lets_16_uids_fill_theirs_before_max_bytes)
+{
+	char max_bytes[32], per_uid[32];
+
+	read_param("max_bytes", max_bytes, sizeof(max_bytes));
+	read_param("max_bytes_per_uid", per_uid, sizeof(per_uid));
+	ASSERT_NE(0, per_uid[0]);
+	ASSERT_LT(0, atoll(per_uid));
+	EXPECT_LE(16, atoll(max_bytes) / atoll(per_uid));
+}
+
+/* Byte limits count what the entries take, the allocator's rounding too. */
+TEST_F(limits, a_value_counts_the_memory_its_entry_really_takes)
+{
+	static char value[2049];
+	char name[64], max[32];
+	long bytes = read_stat("bytes");
+	int i, ret = 0;
+
+	if (bytes < 0)
+		SKIP(return, "no " STATS);
+	memset(value, 'r', sizeof(value) - 1);
+	/* Entry and 2048-byte value share a kmalloc() that rounds to 4 KiB. */
+	snprintf(max, sizeof(max), "%ld", bytes + 10 * 4096);
+	ASSERT_EQ(0, write_param("max_bytes", max));
+	for (i = 0; i < 20 && !ret; i++)
+		ret = set(self->fd, fresh(name, "r"), value, 0);
+	EXPECT_EQ(-ENOSPC, ret);
+	EXPECT_EQ(11, i) TH_LOG("10 fit, the 11th is ENOSPC");
+}
+
+/* Memory cgroups: who pays for what. */
+
+/* @n SETs of @len-byte values, in cgroup @cg; the growth of its memory. */
+static long grow_by_sets(const char *cg, int n, size_t len, const char *prefix)
+{
+	int fd, i, pipefd[2], status;
+	long grown = -1;
+	pid_t pid;
+
+	if (pipe(pipefd))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		char *value = malloc(len + 1), name[64];
+		long before;
+		int bad = 0;
+
+		memset(value, 'm', len);
+		value[len] = '\0';
+		fd = open_dev();
+		if (fd < 0 || cg_enter(cg))
+			_exit(1);
+		before = cg_current(cg);
+		for (i = 0; i < n; i++) {
+			snprintf(name, sizeof(name), "%s%d", prefix, i);
+			bad |= set(fd, name, value, 0) != 0;
+		}
+		grown = bad ? -2 : cg_current(cg) - before;
+		if (write(pipefd[1], &grown, sizeof(grown)) != sizeof(grown))
+			_exit(1);
+		_exit(0);
+	}
+	close(pipefd[1]);
+	if (read(pipefd[0], &grown, sizeof(grown)) != sizeof(grown))
+		grown = -1;
+	close(pipefd[0]);
+	waitpid(pid, &status, 0);
+	return grown;
+}
+
+TEST(a_64_kib_value_takes_at_most_a_page_more_than_its_size)
+{
+	int fd = open_dev(), i;
+	char cg[CG_PATH], name[64];
+	long grown;
+
+	ASSERT_LE(0, fd);
+	if (!have_memcg())
+		SKIP(return, "needs root and the memory controller");
+	ASSERT_EQ(0, cg_make(cg, "big"));
+	grown = grow_by_sets(cg, 64, FLAGSFIRST_VALUE_MAX, "big64k.");
+	ASSERT_LE(0, grown) TH_LOG("the SETs failed (%ld)", grown);
+	TH_LOG("64 values of 64 KiB: %ld bytes (%ld per value)", grown, grown / 64);
+	EXPECT_LE(64 * 65536, grown) TH_LOG("charged to the cgroup that made them");
+	/* 64 KiB, a page, an entry, and slack for the cgroup's own batching */
+	EXPECT_GE(64 * (65536 + 4096 + 512) + 256 * 1024, grown);
+	for (i = 0; i < 64; i++) {
+		snprintf(name, sizeof(name), "big64k.%d", i);
+		del(fd, name, 0);
+	}
+	rmdir(cg);
+	close(fd);
+}
+
+/* Holds as many watch fds as uid 65534 may, unread, until @stop is read. */
+static pid_t hold_watches(const char *cg, int ready, int stop)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		int fd, n = 0, err = 0;
+		char c;
+
+		if (cg_enter(cg) || setgroups(0, NULL) ||
+		    setresgid(NOBODY, NOBODY, NOBODY) ||
+		    setresuid(NOBODY, NOBODY, NOBODY))
+			_exit(1);
+		fd = open_dev();
+		while (fd >= 0 && !err && n < 100000) {
+			int wfd = watch(fd, FLAGSFIRST_EVENT_ALL, 0);
+
+			if (wfd < 0)
+				err = wfd;
+			else
+				n++;
+		}
+		if (err != -EMFILE)
+			n = -1;
+		if (write(ready, &n, sizeof(n)) != sizeof(n))
+			_exit(1);
+		if (read(stop, &c, 1) < 0)
+			_exit(1);
+		_exit(0);
+	}
+	return pid;
+}
+
+TEST(watch_records_are_charged_to_the_watcher_not_to_the_writer)
+{
+	char wcg[CG_PATH], scg[CG_PATH], buf[2 * CG_PATH], per_uid[32];
+	int ready[2], stop[2], n = 0, status;
+	long watcher_before, grown;
+	pid_t pid;
+
+	if (!have_memcg())
+		SKIP(return, "needs root and the memory controller");
+	ASSERT_EQ(0, cg_make(wcg, "watcher"));
+	ASSERT_EQ(0, cg_make(scg, "writer"));
+	ASSERT_EQ(0, write_file(cg_file(buf, scg, "memory.max"), "33554432"));
+	ASSERT_EQ(0, pipe(ready));
+	ASSERT_EQ(0, pipe(stop));
+	pid = hold_watches(wcg, ready[1], stop[0]);
+	ASSERT_LT(0, pid);
+	ASSERT_EQ(sizeof(n), read(ready[0], &n, sizeof(n)));
+	read_param("max_watches_per_uid", per_uid, sizeof(per_uid));
+	EXPECT_EQ(atoi(per_uid), n) TH_LOG("then EMFILE: max_watches_per_uid");
+	watcher_before = cg_current(wcg);
+
+	/* Every SET queues a record on each of the n fds nobody reads. */
+	grown = grow_by_sets(scg, 2000, 8, "memcg.");
+	EXPECT_LE(0, grown) TH_LOG("the writer's SETs failed in its 32 MiB (%ld)", grown);
+	TH_LOG("writer's cgroup grew %ld bytes, the watcher's %ld", grown,
+	       cg_current(wcg) - watcher_before);
+	EXPECT_GT(2 * 1024 * 1024, grown) TH_LOG("the writer paid for the records");
+	EXPECT_LT(n * 1000L * 32, cg_current(wcg) - watcher_before)
+		TH_LOG("the watcher's cgroup holds its records");
+
+	ASSERT_EQ(1, write(stop[1], "x", 1));
+	waitpid(pid, &status, 0);
+	del(open_dev(), "", FLAGSFIRST_DELETE_ALL);
+	rmdir(wcg);
+	rmdir(scg);
+}
+
+/* Adversarial readers: faulting buffers while the queue overflows. */
+
+struct writer {
+	pthread_t tid;
+	int fd, n;
+	char name[64];
+};
+
+static void *write_loop(void *arg)
+{
+	struct writer *w = arg;
+	int i;
+
+	for (i = 0; i < w->n; i++)
+		set(w->fd, w->name, "v", 0);
+	return NULL;
+}
+
+FIXTURE(reader) {
+	int fd, wfd;
+	char saved[32];
+	unsigned char *unmapped, *ro, *straddle, *good;
+};
+
+FIXTURE_VARIANT(reader) {
+	const char *max_queued;
+};
+
+FIXTURE_VARIANT_ADD(reader, queue_of_0) { .max_queued = "0" };
+FIXTURE_VARIANT_ADD(reader, queue_of_1) { .max_queued = "1" };
+FIXTURE_VARIANT_ADD(reader, queue_of_2) { .max_queued = "2" };
+FIXTURE_VARIANT_ADD(reader, queue_of_1024) { .max_queued = "1024" };
+
+FIXTURE_SETUP(reader)
+{
+	self->fd = open_dev();
+	ASSERT_LE(0, self->fd);
+	if (!is_root())
+		SKIP(return, "needs root to write max_queued_events");
+	read_param("max_queued_events", self->saved, sizeof(self->saved));
+	ASSERT_EQ(0, write_param("max_queued_events", variant->max_queued));
+	self->wfd = watch(self->fd, FLAGSFIRST_EVENT_ALL,
+			  FLAGSFIRST_WATCH_CLOEXEC | FLAGSFIRST_WATCH_NONBLOCK);
+	ASSERT_LE(0, self->wfd);
+	self->unmapped = at_page_end(0, 0);
+	self->ro = mmap(NULL, PAGE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	/* room for two 32-byte records, then the unmapped page */
+	self->straddle = at_page_end(72, 0);
+	self->good = malloc(64 * 1024);
+	ASSERT_NE(NULL, self->unmapped);
+	ASSERT_NE(MAP_FAILED, self->ro);
+	ASSERT_NE(NULL, self->straddle);
+	ASSERT_NE(NULL, self->good);
+}
+
+FIXTURE_TEARDOWN(reader)
+{
+	if (is_root()) {
+		write_param("max_queued_events", self->saved);
+		close(self->wfd);
+	}
+	close(self->fd);
+}
+
+/*
+ * Checks that @r follows @prev: SET records one seq apart, an OVERFLOW
+ * record taking the next seq (the first change it stands for), and after
+ * an OVERFLOW any later seq.  A record read twice, or one lost, breaks it.
+ */
+static bool follows(const struct rec *prev, const struct rec *r)
+{
+	if (prev->type == FLAGSFIRST_EVENT_OVERFLOW)
+		return r->seq > prev->seq;
+	return r->seq == prev->seq + 1;
+}
+
+TEST_F_TIMEOUT(reader, faulting_reads_during_overflow_lose_and_repeat_nothing, 120)
+{
+	struct writer w = { .fd = self->fd, .n = 10000 };
+	struct rec recs[64], prev = { .type = FLAGSFIRST_EVENT_SET };
+	unsigned long reads = 0, faults = 0, records = 0, overflows = 0;
+	bool done = false;
+	int i, n;
+
+	fresh(w.name, "adv");
+	ASSERT_EQ(0, set(self->fd, w.name, "v", 0));
+	prev.seq = seq_of(self->fd, w.name);
+	drain(self->wfd, self->good, 64 * 1024, recs, 64);
+	ASSERT_EQ(0, pthread_create(&w.tid, NULL, write_loop, &w));
+	while (!done) {
+		unsigned char *buf;
+		size_t len;
+		ssize_t got;
+
+		switch (reads++ % 4) {
+		case 0: buf = self->unmapped; len = 4096; break;
+		case 1: buf = self->ro; len = PAGE; break;
+		case 2: buf = self->straddle; len = 4096; break;
+		default: buf = self->good; len = 64 * (1 + reads % 3); break;
+		}
+		got = read(self->wfd, buf, len);
+		if (got < 0) {
+			ASSERT_TRUE(errno == EFAULT || errno == EAGAIN ||
+				    (errno == EINVAL && buf == self->good))
+				TH_LOG("read: %s", strerror(errno));
+			faults += errno == EFAULT;
+			if (errno == EAGAIN && pthread_tryjoin_np(w.tid, NULL) == 0)
+				done = true;
+			continue;
+		}
+		/* A partial read returns whole records that fit before the hole. */
+		if (buf == self->straddle)
+			ASSERT_GE(72, got);
+		n = parse(buf, got, recs, 64);
+		ASSERT_LT(0, n) TH_LOG("a malformed record");
+		for (i = 0; i < n; i++) {
+			ASSERT_TRUE(follows(&prev, &recs[i]))
+				TH_LOG("record %lu: seq %llu type %u after seq %llu type %u",
+				       records, (unsigned long long)recs[i].seq,
+				       recs[i].type, (unsigned long long)prev.seq,
+				       prev.type);
+			overflows += recs[i].type == FLAGSFIRST_EVENT_OVERFLOW;
+			prev = recs[i];
+			records++;
+		}
+	}
+	/* The last change is the last record, or inside the last OVERFLOW's gap. */
+	EXPECT_TRUE(prev.type == FLAGSFIRST_EVENT_OVERFLOW ||
+		    prev.seq == seq_of(self->fd, w.name));
+	EXPECT_LT(0, faults) TH_LOG("no read faulted: the test exercised nothing");
+	if (atoi(variant->max_queued) < 1024)
+		EXPECT_LT(0, overflows) TH_LOG("the queue never overflowed");
+	printf("# %lu reads, %lu faulted, %lu records, %lu overflows\n",
+	       reads, faults, records, overflows);
+	del(self->fd, w.name, 0);
+}
+
+/* Resource exhaustion: WATCH at the fd and per-uid limits while SETs run. */
+
+static void *set_until(void *arg)
+{
+	struct writer *w = arg;
+
+	while (!__atomic_load_n(&w->n, __ATOMIC_RELAXED))
+		set(w->fd, w->name, "v", 0);
+	return NULL;
+}
+
+/* Active objects in the kmalloc caches that hold watch records. */
+static long record_slabs(void)
+{
+	char line[256], name[64];
+	long total = 0, active;
+	FILE *f = fopen("/proc/slabinfo", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%63s %ld", name, &active) == 2 &&
+		    (!strncmp(name, "kmalloc-cg-", 11) || !strncmp(name, "kmalloc-", 8)))
+			total += active;
+	fclose(f);
+	return total;
+}
+
+TEST_F_TIMEOUT(events, failed_watches_at_the_fd_limit_leave_nothing_behind, 120)
+{
+	struct writer w = { .fd = self->fd };
+	long slabs_before, records_left;
+	struct rlimit rl, saved;
+	int i, emfile = 0;
+
+	fresh(w.name, "exhaust");
+	close(self->wfd);
+	self->wfd = open_dev();	/* the teardown closes it */
+	slabs_before = record_slabs();
+	ASSERT_EQ(0, pthread_create(&w.tid, NULL, set_until, &w));
+	ASSERT_EQ(0, getrlimit(RLIMIT_NOFILE, &saved));
+	rl = saved;
+	rl.rlim_cur = self->wfd + 1;	/* the highest fd open */
+	ASSERT_EQ(0, setrlimit(RLIMIT_NOFILE, &rl));
+	for (i = 0; i < 20000; i++)
+		emfile += watch(self->fd, FLAGSFIRST_EVENT_ALL, 0) == -EMFILE;
+	ASSERT_EQ(0, setrlimit(RLIMIT_NOFILE, &saved));
+	__atomic_store_n(&w.n, 1, __ATOMIC_RELAXED);
+	pthread_join(w.tid, NULL);
+	EXPECT_EQ(20000, emfile);
+	del(self->fd, w.name, 0);
+	if (!is_root())
+		return;
+	records_left = read_stat("records");
+	EXPECT_EQ(0, records_left) TH_LOG("records queued on watch fds that never existed");
+	/*
+	 * Allow what the rest of the system allocated meanwhile, and give
+	 * RCU a few seconds to free the entries the writer replaced.
+	 */
+	for (i = 0; i < 50 && record_slabs() >= slabs_before + 2000; i++)
+		usleep(100000);
+	if (slabs_before >= 0)
+		EXPECT_GT(slabs_before + 2000, record_slabs())
+			TH_LOG("%ld kmalloc objects more than before",
+			       record_slabs() - slabs_before);
+}
+
+static int watches_at_the_uid_limit(int fd, void *arg)
+{
+	struct writer *w = arg;
+	int i, wfd[5], emfile = 0;
+
+	w->fd = fd;
+	if (pthread_create(&w->tid, NULL, set_until, w))
+		return 1;
+	for (i = 0; i < 5; i++)
+		wfd[i] = watch(fd, FLAGSFIRST_EVENT_ALL, 0);
+	for (i = 0; i < 5000; i++)
+		emfile += watch(fd, FLAGSFIRST_EVENT_ALL, 0) == -EMFILE;
+	__atomic_store_n(&w->n, 1, __ATOMIC_RELAXED);
+	pthread_join(w->tid, NULL);
+	for (i = 0; i < 5; i++) {
+		if (wfd[i] < 0)
+			return 2;
+		close(wfd[i]);
+	}
+	del(fd, w->name, 0);
+	return emfile == 5000 ? 0 : 3;
+}
+
+TEST_F_TIMEOUT(limits, watches_past_the_per_uid_limit_fail_with_EMFILE_and_leave_nothing, 120)
+{
+	struct writer w = { 0 };
+
+	fresh(w.name, "uidlimit");
+	ASSERT_EQ(0, write_param("max_watches_per_uid", "5"));
+	EXPECT_EQ(0, as_nobody(watches_at_the_uid_limit, &w));
+	EXPECT_EQ(0, read_stat("records"));
+}
+
+/* Latency: a GET never waits for most of a long DELETE_ALL. */
+
+struct getter {
+	pthread_t tid;
+	int fd;
+	const char *name;
+	atomic_bool stop;
+	atomic_ulong gets;
+	uint64_t worst_ns;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static void *get_loop(void *arg)
+{
+	struct getter *g = arg;
+	struct flagsfirst_get out;
+	char buf[64];
+
+	while (!atomic_load(&g->stop)) {
+		uint64_t t0 = now_ns(), t;
+
+		get(g->fd, g->name, buf, sizeof(buf), &out);
+		t = now_ns() - t0;
+		if (t > g->worst_ns)
+			g->worst_ns = t;
+		atomic_fetch_add(&g->gets, 1);
+	}
+	return NULL;
+}
+
+#define LATENCY_ENTRIES	65536
+
+TEST_F_TIMEOUT(limits, the_longest_get_during_a_65536_entry_delete_all_is_short, 600)
+{
+	struct getter g = { .fd = self->fd, .name = "latency.0" };
+	uint64_t t0, took;
+	char name[32];
+	long deleted;
+	int i;
+
+	for (i = 0; i < LATENCY_ENTRIES; i++) {
+		snprintf(name, sizeof(name), "latency.%d", i);
+		ASSERT_EQ(0, set(self->fd, name, "v", 0)) TH_LOG("entry %d", i);
+	}
+	ASSERT_EQ(0, pthread_create(&g.tid, NULL, get_loop, &g));
+	while (atomic_load(&g.gets) < 1000)
+		usleep(1000);
+	g.worst_ns = 0;
+	t0 = now_ns();
+	deleted = del(self->fd, "", FLAGSFIRST_DELETE_ALL);
+	took = now_ns() - t0;
+	usleep(10000);
+	atomic_store(&g.stop, true);
+	pthread_join(g.tid, NULL);
+	EXPECT_LE(LATENCY_ENTRIES, deleted);
+	printf("# DELETE_ALL of %ld entries took %llu us; the longest GET meanwhile %llu us\n",
+	       deleted, (unsigned long long)took / 1000,
+	       (unsigned long long)g.worst_ns / 1000);
+	EXPECT_GT(took / 2, g.worst_ns) TH_LOG("a GET waited for most of DELETE_ALL");
+}
+
+/* DELETE_ALL is one change: no reader sees some of its victims gone and
+ * another still there. */
+
+#define ONE_CHANGE_ENTRIES	2000
+
+struct one_change {
+	int fd;
+	char prefix[48];
+	atomic_bool stop;
+	unsigned long present, absent, present_after_absent;
+};
+
+static void *get_backwards(void *arg)
+{
+	struct one_change *c = arg;
+	bool seen_absent = false;
+	char name[64];
+	int i = 0;
+
+	while (!atomic_load(&c->stop)) {
+		/* Against the order DELETE_ALL unlinks them in. */
+		snprintf(name, sizeof(name), "%s%d", c->prefix,
+			 ONE_CHANGE_ENTRIES - 1 - i);
+		i = (i + 97) % ONE_CHANGE_ENTRIES;
+		if (exists(c->fd, name)) {
+			c->present++;
+			c->present_after_absent += seen_absent;
+		} else {
+			c->absent++;
+			seen_absent = true;
+		}
+	}
+	return NULL;
+}
+
+TEST(delete_all_is_one_change_for_a_concurrent_reader)
+{
+	struct one_change c = { .fd = open_dev() };
+	char name[64];
+	pthread_t tid;
+	int i;
+
+	ASSERT_LE(0, c.fd);
+	fresh(c.prefix, "one");
+	strcat(c.prefix, ".");
+	/* Nothing of this uid's may be left for DELETE_ALL but these. */
+	del(c.fd, "", FLAGSFIRST_DELETE_ALL);
+	for (i = 0; i < ONE_CHANGE_ENTRIES; i++) {
+		snprintf(name, sizeof(name), "%s%d", c.prefix, i);
+		ASSERT_EQ(0, set(c.fd, name, "v", 0));
+	}
+	ASSERT_EQ(0, pthread_create(&tid, NULL, get_backwards, &c));
+	while (!c.present)
+		usleep(1000);
+	EXPECT_LE(ONE_CHANGE_ENTRIES, del(c.fd, "", FLAGSFIRST_DELETE_ALL));
+	usleep(20000);
+	atomic_store(&c.stop, true);
+	pthread_join(tid, NULL);
+	EXPECT_EQ(0, c.present_after_absent)
+		TH_LOG("a reader saw a victim after another was gone");
+	EXPECT_LT(0, c.absent) TH_LOG("the reader never saw the deletion");
+	close(c.fd);
+}
+
+/* A non-blocking read never waits behind a blocked reader. */
+
+struct blocked {
+	int wfd;
+	ssize_t got;
+	pid_t tid;
+	unsigned char buf[4096];
+};
+
+static void *blocking_read(void *arg)
+{
+	struct blocked *b = arg;
+
+	b->tid = syscall(SYS_gettid);
+	b->got = read(b->wfd, b->buf, sizeof(b->buf));
+	return NULL;
+}
+
+/* Whether thread @tid of this process sleeps. */
+static bool sleeping(pid_t tid)
+{
+	char path[64], stat[256], *p;
+	int fd;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return false;
+	n = read(fd, stat, sizeof(stat) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	stat[n] = '\0';
+	p = strrchr(stat, ')');
+	return p && p[1] == ' ' && p[2] == 'S';
+}
+
+TEST_F(events, a_nonblocking_read_does_not_wait_behind_a_blocked_reader)
+{
+	struct blocked b = { .wfd = watch(self->fd, FLAGSFIRST_EVENT_ALL, 0) };
+	pthread_t tid;
+	uint64_t t0, took;
+	char a[64];
+	int i;
+
+	ASSERT_LE(0, b.wfd);
+	ASSERT_EQ(0, pthread_create(&tid, NULL, blocking_read, &b));
+	for (i = 0; i < 2000 && !(b.tid && sleeping(b.tid)); i++)
+		usleep(1000);
+	ASSERT_EQ(true, sleeping(b.tid)) TH_LOG("the first reader never blocked");
+	ASSERT_EQ(0, fcntl(b.wfd, F_SETFL, O_NONBLOCK));
+	alarm(10);	/* with the bug, this read would wait until a signal */
+	t0 = now_ns();
+	EXPECT_EQ(-1, read(b.wfd, self->buf, sizeof(self->buf)));
+	EXPECT_EQ(EAGAIN, errno);
+	took = now_ns() - t0;
+	alarm(0);
+	EXPECT_GT(1000000000ULL, took) TH_LOG("it waited %llu ms", took / 1000000);
+	/* A record wakes the first reader. */
+	ASSERT_EQ(0, set(self->fd, fresh(a, "wake"), "v", 0));
+	pthread_join(tid, NULL);
+	EXPECT_LT(0, b.got);
+	close(b.wfd);
+}
+
+/* The production module never taints the kernel as a test module would. */
+TEST(loading_the_module_does_not_taint_the_kernel_as_a_test)
+{
+	long tainted = read_long("/proc/sys/kernel/tainted");
+
+	ASSERT_LE(0, tainted);
+	EXPECT_EQ(0, tainted & (1L << 18)) TH_LOG("TAINT_TEST: a KUnit suite ran");
 }
 
 int main(int argc, char **argv)
