@@ -839,12 +839,15 @@ static int ffst_stats_show(struct seq_file *m, void *unused)
 	buckets = rcu_dereference(ffst_table.ht.tbl)->size;
 	rcu_read_unlock();
 	/*
-	 * bytes: what the limits count; memory: the entries' allocations and
-	 * the hash table's buckets; records: watch records queued, all fds
+	 * bytes: what the limits count; allocated: what the entries' (and
+	 * moved values' homes') allocations take; memory: that and the hash
+	 * table's buckets; records: watch records queued on all fds
 	 */
-	seq_printf(m, "entries %u\nbytes %zu\nseq %llu\nuids %u\nmemory %lu\nrecords %ld\n",
+	seq_printf(m, "entries %u\nbytes %zu\nseq %llu\nuids %u\n",
 		   ffst_table.nr_entries, ffst_table.nr_bytes, ffst_table.seq,
-		   uids,
+		   uids);
+	seq_printf(m, "allocated %ld\nmemory %lu\nrecords %ld\n",
+		   atomic_long_read(&ffst_table.nr_mem),
 		   atomic_long_read(&ffst_table.nr_mem) + buckets * sizeof(void *),
 		   ffst_watch_records());
 	mutex_unlock(&ffst_table.lock);
