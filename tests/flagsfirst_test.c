@@ -22,6 +22,7 @@
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -183,6 +184,15 @@ static int ren_legacy(int fd, const char *oldname, const char *newname)
 	return ffst(fd, FLAGSFIRST_IOC_RENAME_LEGACY, &r);
 }
 
+#define WATCH_FD_LINK	"anon_inode:[flagsfirst-watch]"
+
+static int watch(int fd, uint64_t mask, uint64_t flags)
+{
+	struct flagsfirst_watch w = { .flags = flags, .mask = mask };
+
+	return ffst(fd, FLAGSFIRST_IOC_WATCH, &w);
+}
+
 /*
  * @len bytes that end exactly where an unmapped page begins, so that any
  * read or write past them faults.  @shift moves them that many bytes onto
@@ -254,13 +264,170 @@ static void read_param(const char *name, char *buf, size_t len)
 	buf[n > 0 ? n : 0] = '\0';
 }
 
-/* The ABI the module behaves as (its abi_version parameter; 0 before it). */
+#define STATS		"/sys/kernel/debug/flagsfirst/stats"
+#define CGROUP		"/sys/fs/cgroup"
+
+/* One figure of the module's own accounting (debugfs), or -1. */
+static long read_stat(const char *key)
+{
+	char line[128], name[64];
+	long value = -1, v;
+	FILE *f = fopen(STATS, "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%63s %ld", name, &v) == 2 && !strcmp(name, key))
+			value = v;
+	fclose(f);
+	return value;
+}
+
+static int write_file(const char *path, const char *value)
+{
+	int fd = open(path, O_WRONLY), ok;
+
+	if (fd < 0)
+		return -errno;
+	ok = write(fd, value, strlen(value)) == (ssize_t)strlen(value);
+	close(fd);
+	return ok ? 0 : -EIO;
+}
+
+static long read_long(const char *path)
+{
+	char buf[64] = "";
+	ssize_t n;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	return n > 0 ? atol(buf) : -1;
+}
+
+/* The ABI the module should behave as: its cell's, or its abi_version. */
 static int module_abi(void)
 {
+	const char *cell = getenv("FLAGSFIRST_ABI");
 	char buf[16];
 
+	/*
+	 * In the ABI matrix each run is told the ABI its cell loaded the
+	 * module with: the tests expect that one, not whatever the module
+	 * under test says of itself.
+	 */
+	if (cell && *cell)
+		return atoi(cell);
 	read_param("abi_version", buf, sizeof(buf));
 	return buf[0] ? atoi(buf) : 0;
+}
+
+/*
+ * What each ABI release of the module has for each op: its struct size and
+ * its flags.  Written out here, not taken from a header (the v0 binary's
+ * knows ABI 0 only) nor from the module (which is what is under test).
+ */
+struct release {
+	size_t size;
+	uint64_t flags;
+};
+
+#define ABI_RELEASES	2
+static const struct release releases[ABI_RELEASES][6] = {
+	[0] = {
+		[0x00] = { 32, 0x07 },	/* SET: NOREPLACE, REPLACE, IMMUTABLE */
+		[0x01] = { 48, 0x00 },	/* GET */
+		[0x02] = { 16, 0x01 },	/* DELETE: ALL */
+		[0x03] = { 24, 0x03 },	/* RENAME: NOREPLACE, EXCHANGE */
+		[0x05] = { 16, 0x03 },	/* WATCH: CLOEXEC, NONBLOCK */
+	},
+	[1] = {
+		[0x00] = { 40, 0x0f },	/* SET: + expect_seq, IF_SEQ */
+		[0x01] = { 48, 0x00 },
+		[0x02] = { 16, 0x01 },
+		[0x03] = { 24, 0x03 },
+		[0x05] = { 16, 0x03 },
+	},
+};
+
+/* The release the running module should be, for op number @nr. */
+static const struct release *release_of(unsigned int nr)
+{
+	int abi = module_abi();
+
+	return &releases[abi < ABI_RELEASES ? abi : ABI_RELEASES - 1][nr];
+}
+
+/* One parsed record. */
+struct rec {
+	uint16_t type;
+	uint64_t seq;
+	char name[FLAGSFIRST_NAME_MAX + 1];
+	char newname[FLAGSFIRST_NAME_MAX + 1];
+};
+
+/*
+ * Parses what read() returned, stepping by size and finding the names at
+ * hdr_size, and checks every byte a record covers.  Returns the number of
+ * records, or -1 on a malformed one.
+ */
+static int parse(const unsigned char *buf, ssize_t len, struct rec *out, int max)
+{
+	struct flagsfirst_event ev;
+	ssize_t off = 0;
+	int n = 0;
+
+	while (off < len) {
+		const char *names;
+		size_t used;
+
+		if (n == max || len - off < FLAGSFIRST_EVENT_HDR_SIZE_VER0)
+			return -1;
+		memcpy(&ev, buf + off, sizeof(ev));
+		if (ev.size % 8 || (ssize_t)ev.size > len - off ||
+		    ev.hdr_size < sizeof(ev))
+			return -1;
+		names = (const char *)buf + off + ev.hdr_size;
+		used = ev.hdr_size + ev.name_len + 1 +
+		       (ev.newname_len ? ev.newname_len + 1 : 0);
+		if (used > ev.size || names[ev.name_len] != '\0' ||
+		    ev.name_len > FLAGSFIRST_NAME_MAX ||
+		    ev.newname_len > FLAGSFIRST_NAME_MAX)
+			return -1;
+		for (; used < ev.size; used++)
+			if (buf[off + used] != 0)
+				return -1;	/* padding must be zero */
+		out[n].type = ev.type;
+		out[n].seq = ev.seq;
+		memcpy(out[n].name, names, ev.name_len + 1);
+		out[n].newname[0] = '\0';
+		if (ev.newname_len) {
+			if (names[ev.name_len + 1 + ev.newname_len] != '\0')
+				return -1;
+			memcpy(out[n].newname, names + ev.name_len + 1,
+			       ev.newname_len + 1);
+		}
+		off += ev.size;
+		n++;
+	}
+	return n;
+}
+
+/* Reads everything queued: the number of records, or -errno. */
+static int drain(int wfd, unsigned char *buf, size_t len, struct rec *recs, int max)
+{
+	ssize_t got;
+
+	memset(buf, POISON, len);
+	got = read(wfd, buf, len);
+	if (got < 0)
+		return -errno;
+	/* Nothing past what read() returned was touched. */
+	if (got < (ssize_t)len && buf[got] != POISON)
+		return -EIO;
+	return parse(buf, got, recs, max);
 }
 
 /*
@@ -269,7 +436,23 @@ static int module_abi(void)
  */
 struct names {
 	char a[64], b[64];
+	int wfd;	/* watches every change, to see that a call made none */
+	int fds;	/* this process's open fds before the call */
 };
+
+static int count_fds(void)
+{
+	struct dirent *d;
+	int count = 0;
+	DIR *dir = opendir("/proc/self/fd");
+
+	if (!dir)
+		return -1;
+	while ((d = readdir(dir)))
+		count += d->d_name[0] != '.';
+	closedir(dir);
+	return count - 1;	/* the directory's own */
+}
 
 struct field {
 	size_t offset, size;
@@ -298,8 +481,6 @@ FIXTURE_VARIANT(op) {
 	 * (1 stands for any positive count), from ABI @abi on.
 	 */
 	struct { uint64_t bit; int root, user, abi; } known[5];
-	/* For an op this header has seen grow: what ABI 0 accepted. */
-	struct { size_t size; uint64_t flags; } abi0;
 };
 
 static void fill_set(int fd, struct names *n, void *buf, uint64_t flags)
@@ -330,11 +511,17 @@ static void fill_get(int fd, struct names *n, void *buf, uint64_t flags)
 	memcpy(buf, &g, sizeof(g));
 }
 
-static bool happened_never(int fd, struct names *n)
+/*
+ * Whether a call that must change nothing changed something after all: a
+ * record on the fixture's watch fd (any change of the table queues one),
+ * or an fd more than before the call (a WATCH that opened one).
+ */
+static bool happened_anything(int fd, struct names *n)
 {
+	unsigned char buf[512];
+
 	(void)fd;
-	(void)n;
-	return false;
+	return read(n->wfd, buf, sizeof(buf)) > 0 || count_fds() != n->fds;
 }
 
 static void fill_delete(int fd, struct names *n, void *buf, uint64_t flags)
@@ -383,11 +570,6 @@ FIXTURE_VARIANT_ADD(op, set) {
 	},
 #if HEADER_ABI >= 1
 	.fields = { { 8, 8 }, { 16, 8 }, { 24, 4 }, { 32, 8 } },
-	.abi0 = {
-		FLAGSFIRST_SET_SIZE_VER0,
-		FLAGSFIRST_SET_NOREPLACE | FLAGSFIRST_SET_REPLACE |
-		FLAGSFIRST_SET_IMMUTABLE,
-	},
 #else
 	.fields = { { 8, 8 }, { 16, 8 }, { 24, 4 } },
 #endif
@@ -413,7 +595,7 @@ FIXTURE_VARIANT_ADD(op, get) {
 	.fields = { { 8, 8 }, { 16, 8 }, { 24, 4 }, { 28, 4 }, { 32, 8 }, { 40, 4 } },
 	.reserved = { { 44, 4 } },
 	.fill = fill_get,
-	.happened = happened_never,
+	.happened = happened_anything,
 };
 
 FIXTURE_VARIANT_ADD(op, delete) {
@@ -462,7 +644,7 @@ FIXTURE_VARIANT_ADD(op, watch) {
 	.flags = FLAGSFIRST_WATCH_FLAGS,
 	.fields = { { 8, 8 } },
 	.fill = fill_watch,
-	.happened = happened_never,
+	.happened = happened_anything,
 	.returns_fd = true,
 	.known = {
 		{ FLAGSFIRST_WATCH_CLOEXEC, 0, 0 },
@@ -474,11 +656,31 @@ FIXTURE_SETUP(op)
 {
 	self->fd = open_dev();
 	ASSERT_LE(0, self->fd);
+	self->n.wfd = watch(self->fd, FLAGSFIRST_EVENT_ALL,
+			    FLAGSFIRST_WATCH_CLOEXEC | FLAGSFIRST_WATCH_NONBLOCK);
+	ASSERT_LE(0, self->n.wfd);
 }
 
 FIXTURE_TEARDOWN(op)
 {
+	close(self->n.wfd);
 	close(self->fd);
+}
+
+/*
+ * Fills @buf with a call of the op that succeeds (making the entries it
+ * needs), then forgets those changes: what the watch fd shows from now on,
+ * and any fd more than now, came from the call.
+ */
+static void prepare(int fd, const FIXTURE_VARIANT(op) *v, struct names *n,
+		    void *buf, uint64_t flags)
+{
+	unsigned char junk[4096];
+
+	v->fill(fd, n, buf, flags);
+	while (read(n->wfd, junk, sizeof(junk)) > 0)
+		;
+	n->fds = count_fds();
 }
 
 /*
@@ -492,7 +694,7 @@ static int call_sized(int fd, const FIXTURE_VARIANT(op) *v, struct names *n,
 	unsigned char full[PAGE + 8] = { 0 }, *buf;
 	int ret;
 
-	v->fill(fd, n, full, flags);
+	prepare(fd, v, n, full, flags);
 	if (usize > v->size)
 		memset(full + v->size, tail, usize - v->size);
 	buf = at_page_end(usize, shift);
@@ -500,28 +702,20 @@ static int call_sized(int fd, const FIXTURE_VARIANT(op) *v, struct names *n,
 		return -ENOMEM;
 	memcpy(buf, full, usize - shift);
 	ret = ffst(fd, ffst_cmd(v->nr, usize), buf);
-	/* A new fd is success; CHECK_FIELDS returns 0, not an fd. */
-	if (v->returns_fd && ret > 0) {
+	/* A new fd is success; CHECK_FIELDS returns 0, never an fd. */
+	if (v->returns_fd && ret > 0 && !(flags & FLAGSFIRST_CHECK_FIELDS)) {
 		close(ret);
 		ret = 0;
 	}
 	return ret;
 }
 
-/*
- * What the running module accepts for this op, as far as this header can
- * tell.  Exact unless the module is of a newer ABI than the header.
- */
-static bool module_view(const FIXTURE_VARIANT(op) *v, uint64_t *flags,
+/* What the running module accepts for this op and how big its struct is. */
+static void module_view(const FIXTURE_VARIANT(op) *v, uint64_t *flags,
 			size_t *size)
 {
-	*flags = v->flags;
-	*size = v->size;
-	if (module_abi() < HEADER_ABI && v->abi0.size) {
-		*flags = v->abi0.flags;
-		*size = v->abi0.size;
-	}
-	return module_abi() <= HEADER_ABI;
+	*flags = release_of(v->nr)->flags;
+	*size = release_of(v->nr)->size;
 }
 
 /* The module's struct size as CHECK_FIELDS shows it: any binary can ask. */
@@ -557,7 +751,7 @@ SIZE_CASE(bigger_struct_with_zero_tail_succeeds, variant->size + 8, 0, 0,
 	  variant->changes_table)
 /* Past both structs: an ABI-0 binary's tail is a newer module's field. */
 SIZE_CASE(bigger_struct_with_non_zero_tail_fails_with_E2BIG,
-	  MAX(variant->size, kernel_size(self->fd, variant->nr)) + 8, 1,
+	  MAX(variant->size, release_of(variant->nr)->size) + 8, 1,
 	  -E2BIG, false)
 /* Not a whole number of words: between ver0 and current, or a short tail. */
 SIZE_CASE(odd_size_struct_with_zero_tail_succeeds, variant->ver0 + 5, 0, 0,
@@ -649,7 +843,7 @@ TEST_F(op, every_non_zero_reserved_field_fails_with_EINVAL)
 	int i;
 
 	for (i = 0; i < 2 && variant->reserved[i].size; i++) {
-		variant->fill(self->fd, &self->n, buf, 0);
+		prepare(self->fd, variant, &self->n, buf, 0);
 		memset(buf + variant->reserved[i].offset, 0x01,
 		       variant->reserved[i].size);
 		EXPECT_EQ(-EINVAL, ffst(self->fd, ffst_cmd(variant->nr, variant->size), buf));
@@ -680,25 +874,16 @@ static void check_fields_into_poison(struct __test_metadata *_metadata,
 	unsigned char *buf = at_page_end(usize, 0), full[PAGE] = { 0 };
 	uint64_t flags, expected;
 	size_t ksize, i, j, at;
-	bool exact;
 
 	ASSERT_NE(NULL, buf);
-	exact = module_view(variant, &expected, &ksize);
-	variant->fill(fd, n, full, FLAGSFIRST_CHECK_FIELDS);
+	module_view(variant, &expected, &ksize);
+	prepare(fd, variant, n, full, FLAGSFIRST_CHECK_FIELDS);
 	memcpy(buf, full, sizeof(flags));
 	memset(buf + sizeof(flags), POISON, usize - sizeof(flags));
 	ASSERT_EQ(0, ffst(fd, ffst_cmd(variant->nr, usize), buf));
 
 	memcpy(&flags, buf, sizeof(flags));
-	if (exact) {
-		EXPECT_EQ(expected | FLAGSFIRST_CHECK_FIELDS, flags);
-	} else {
-		/* A newer module: all this header knows, and maybe more. */
-		EXPECT_EQ(expected | FLAGSFIRST_CHECK_FIELDS,
-			  flags & (expected | FLAGSFIRST_CHECK_FIELDS));
-		ksize = kernel_size(fd, variant->nr);
-		EXPECT_LE(variant->size, ksize);
-	}
+	EXPECT_EQ(expected | FLAGSFIRST_CHECK_FIELDS, flags);
 	for (i = 0; variant->fields[i].size; i++) {
 		for (j = 0; j < variant->fields[i].size; j++) {
 			at = variant->fields[i].offset + j;
@@ -740,17 +925,46 @@ TEST_F(op, check_fields_at_ver0_size_writes_nothing_past_it)
 	size_t ksize;
 
 	ASSERT_NE(NULL, buf);
-	variant->fill(self->fd, &self->n, full, FLAGSFIRST_CHECK_FIELDS);
+	prepare(self->fd, variant, &self->n, full, FLAGSFIRST_CHECK_FIELDS);
 	memcpy(buf, full, variant->ver0);
 	/* at_page_end() makes any write past ver0 bytes fault. */
 	ASSERT_EQ(0, ffst(self->fd, ffst_cmd(variant->nr, variant->ver0), buf));
 	memcpy(&flags, buf, sizeof(flags));
-	if (module_view(variant, &expected, &ksize)) {
-		EXPECT_EQ(expected | FLAGSFIRST_CHECK_FIELDS, flags);
-	} else {
-		EXPECT_EQ(expected | FLAGSFIRST_CHECK_FIELDS,
-			  flags & (expected | FLAGSFIRST_CHECK_FIELDS));
+	module_view(variant, &expected, &ksize);
+	EXPECT_EQ(expected | FLAGSFIRST_CHECK_FIELDS, flags);
+}
+
+/* The CHECK_FIELDS flags answer of op @nr. */
+static uint64_t check_fields_flags(int fd, unsigned int nr)
+{
+	uint64_t cf[PAGE / 8] = { FLAGSFIRST_CHECK_FIELDS };
+
+	if (ffst(fd, ffst_cmd(nr, 64), cf))
+		return 0;
+	return cf[0];
+}
+
+TEST(the_module_runs_the_abi_this_run_was_started_for)
+{
+	static const unsigned int nrs[] = { 0x00, 0x01, 0x02, 0x03, 0x05 };
+	const char *cell = getenv("FLAGSFIRST_ABI");
+	char param[16];
+	int fd = open_dev();
+	size_t i;
+
+	ASSERT_LE(0, fd);
+	if (!cell)
+		SKIP(return, "not started by the ABI matrix (FLAGSFIRST_ABI)");
+	read_param("abi_version", param, sizeof(param));
+	EXPECT_STREQ(cell, strtok(param, "\n")) TH_LOG("the module's abi_version");
+	for (i = 0; i < ARRAY_SIZE(nrs); i++) {
+		EXPECT_EQ(release_of(nrs[i])->size, kernel_size(fd, nrs[i]))
+			TH_LOG("op 0x%02x's struct size", nrs[i]);
+		EXPECT_EQ(release_of(nrs[i])->flags | FLAGSFIRST_CHECK_FIELDS,
+			  check_fields_flags(fd, nrs[i]))
+			TH_LOG("op 0x%02x's flags", nrs[i]);
 	}
+	close(fd);
 }
 
 TEST_F(op, check_fields_changes_nothing_in_the_table)
@@ -776,7 +990,7 @@ TEST_F(op, other_directions_fail_with_ENOTTY)
 {
 	unsigned char buf[PAGE] = { 0 };
 
-	variant->fill(self->fd, &self->n, buf, 0);
+	prepare(self->fd, variant, &self->n, buf, 0);
 	EXPECT_EQ(-ENOTTY, ffst(self->fd, _IOC(_IOC_WRITE, 'Y', variant->nr, variant->size), buf));
 	EXPECT_EQ(-ENOTTY, ffst(self->fd, _IOC(_IOC_READ, 'Y', variant->nr, variant->size), buf));
 	EXPECT_EQ(-ENOTTY, ffst(self->fd, _IOC(_IOC_NONE, 'Y', variant->nr, 0), buf));
@@ -1131,13 +1345,22 @@ TEST(get_of_a_missing_name_fails_with_ENOENT)
 
 TEST(get_writes_every_output_field_into_a_poisoned_struct)
 {
+	struct flagsfirst_watch w = {
+		.flags = FLAGSFIRST_WATCH_NONBLOCK, .mask = FLAGSFIRST_EVENT_SET,
+	};
+	unsigned char value[32], buf[256];
 	struct flagsfirst_get g;
-	unsigned char value[32];
+	struct rec r;
 	char name[64];
-	int fd = open_dev();
+	int fd = open_dev(), wfd;
 
 	ASSERT_LE(0, fd);
+	wfd = ffst(fd, FLAGSFIRST_IOC_WATCH, &w);
+	ASSERT_LE(0, wfd);
 	ASSERT_EQ(0, set(fd, fresh(name, "g"), "abc", 0));
+	/* The seq SET gave the entry, from its record: not another GET. */
+	ASSERT_EQ(1, drain(wfd, buf, sizeof(buf), &r, 1));
+	close(wfd);
 	memset(&g, POISON, sizeof(g));
 	memset(value, POISON, sizeof(value));
 	g.flags = 0;
@@ -1148,7 +1371,7 @@ TEST(get_writes_every_output_field_into_a_poisoned_struct)
 	ASSERT_EQ(0, ffst(fd, FLAGSFIRST_IOC_GET, &g));
 	EXPECT_EQ(3, g.value_len);
 	EXPECT_EQ(0, g.attrs);
-	EXPECT_EQ(seq_of(fd, name), g.seq);
+	EXPECT_EQ(r.seq, g.seq);
 	EXPECT_EQ(geteuid(), g.owner_uid);
 	EXPECT_EQ(0, g.__reserved);
 	EXPECT_EQ(0, memcmp(value, "abc", 3));
@@ -1223,7 +1446,7 @@ TEST(get_sees_a_whole_value_and_never_enoent_while_set_replaces_it)
 
 	ASSERT_LE(0, fd);
 	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
-		unsigned long reads = 0, missed = 0, torn = 0;
+		unsigned long reads = 0, missed = 0, torn = 0, saw_a = 0, saw_b = 0;
 		struct timespec end, now;
 		pid_t pid;
 
@@ -1252,7 +1475,12 @@ TEST(get_sees_a_whole_value_and_never_enoent_while_set_replaces_it)
 				missed++;
 			else if (ret || (strcmp(out, a) && strcmp(out, b)))
 				torn++;
+			saw_a += !ret && !strcmp(out, a);
+			saw_b += !ret && !strcmp(out, b);
 		} while (waitpid(pid, &status, WNOHANG) == 0);
+		/* The reads overlapped the writer: they saw both values. */
+		EXPECT_LT(0, saw_a) TH_LOG("%lu reads", reads);
+		EXPECT_LT(0, saw_b) TH_LOG("%lu reads", reads);
 		EXPECT_EQ(0, WIFEXITED(status) ? WEXITSTATUS(status) : -1)
 			TH_LOG("the writer failed, %zu-byte values", sizes[i]);
 		EXPECT_EQ(0, missed) TH_LOG("%lu of %lu GETs of %zu-byte values",
@@ -1537,6 +1765,10 @@ static int unknown_bit_beats_eperm(int fd, void *arg)
 	return 0;
 }
 
+/*
+ * No SKIP after an EXPECT: kselftest reports a test that failed an EXPECT
+ * and then skipped as skipped (the run.sh scan catches it too).
+ */
 TEST(validity_beats_existence_and_permission)
 {
 	char name[64], longname[FLAGSFIRST_NAME_MAX + 2];
@@ -1551,10 +1783,21 @@ TEST(validity_beats_existence_and_permission)
 	longname[sizeof(longname) - 1] = '\0';
 	EXPECT_EQ(-ENAMETOOLONG, set(fd, longname, "v", FLAGSFIRST_SET_IMMUTABLE))
 		TH_LOG("a bad name is reported before a missing capability");
+	EXPECT_EQ(-ENOENT, set(fd, "", "v", FLAGSFIRST_SET_IMMUTABLE))
+		TH_LOG("an empty name is reported before a missing capability");
 	EXPECT_EQ(-ENOENT, ren(fd, name, "x", FLAGSFIRST_RENAME_EXCHANGE));
+	close(fd);
+}
+
+TEST(validity_beats_permission_on_another_uids_entry)
+{
+	char name[64];
+	int fd = open_dev();
+
+	ASSERT_LE(0, fd);
 	if (!is_root())
 		SKIP(return, "needs root to own an entry uid 65534 probes");
-	ASSERT_EQ(0, set(fd, name, "v", 0));
+	ASSERT_EQ(0, set(fd, fresh(name, "o"), "v", 0));
 	EXPECT_EQ(0, as_nobody(unknown_bit_beats_eperm, name));
 	close(fd);
 }
@@ -1674,20 +1917,25 @@ FIXTURE_TEARDOWN(limits)
 
 TEST_F(limits, a_full_table_fails_with_ENOSPC_until_an_entry_goes)
 {
-	char name[64], first[64];
+	long entries = read_stat("entries");
+	char name[64], first[64], max[32];
 	int i, ret = 0;
 
-	ASSERT_EQ(0, write_param("max_entries", "50"));
-	ASSERT_EQ(0, set(self->fd, fresh(first, "full"), "v", 0))
-		TH_LOG("the table was full before the test");
-	/* Immutable entries of earlier tests count too: fill what is left. */
-	for (i = 0; i < 50 && !ret; i++)
+	if (entries < 0)
+		SKIP(return, "no " STATS);
+	/* Exactly 50 more than the table holds (immutable entries stay). */
+	snprintf(max, sizeof(max), "%ld", entries + 50);
+	ASSERT_EQ(0, write_param("max_entries", max));
+	ASSERT_EQ(0, set(self->fd, fresh(first, "full"), "v", 0));
+	for (i = 1; i < 60 && !ret; i++)
 		ret = set(self->fd, fresh(name, "full"), "v", 0);
 	EXPECT_EQ(-ENOSPC, ret);
+	EXPECT_EQ(51, i) TH_LOG("50 fit, the 51st is ENOSPC");
 	EXPECT_EQ(false, exists(self->fd, name));
 	EXPECT_EQ(0, set(self->fd, first, "replacing needs no room", 0));
 	EXPECT_EQ(0, del(self->fd, first, 0));
 	EXPECT_EQ(0, set(self->fd, name, "v", 0));
+	EXPECT_EQ(-ENOSPC, set(self->fd, fresh(first, "full"), "v", 0));
 }
 
 TEST_F(limits, names_and_values_over_max_bytes_fail_with_ENOSPC)
@@ -1738,15 +1986,6 @@ TEST_F(limits, entries_over_the_per_uid_limit_fail_with_EDQUOT_except_cap_sys_re
 }
 
 /* WATCH: an fd-returning op with its own CLOEXEC and NONBLOCK */
-
-#define WATCH_FD_LINK	"anon_inode:[flagsfirst-watch]"
-
-static int watch(int fd, uint64_t mask, uint64_t flags)
-{
-	struct flagsfirst_watch w = { .flags = flags, .mask = mask };
-
-	return ffst(fd, FLAGSFIRST_IOC_WATCH, &w);
-}
 
 TEST(watch_masks_with_an_unknown_bit_or_no_bit_fail_with_EINVAL)
 {
@@ -1801,61 +2040,6 @@ TEST(watch_without_a_free_descriptor_fails_with_EMFILE)
 	close(fd);
 }
 
-/* One parsed record. */
-struct rec {
-	uint16_t type;
-	uint64_t seq;
-	char name[FLAGSFIRST_NAME_MAX + 1];
-	char newname[FLAGSFIRST_NAME_MAX + 1];
-};
-
-/*
- * Parses what read() returned, stepping by size and finding the names at
- * hdr_size, and checks every byte a record covers.  Returns the number of
- * records, or -1 on a malformed one.
- */
-static int parse(const unsigned char *buf, ssize_t len, struct rec *out, int max)
-{
-	struct flagsfirst_event ev;
-	ssize_t off = 0;
-	int n = 0;
-
-	while (off < len) {
-		const char *names;
-		size_t used;
-
-		if (n == max || len - off < FLAGSFIRST_EVENT_HDR_SIZE_VER0)
-			return -1;
-		memcpy(&ev, buf + off, sizeof(ev));
-		if (ev.size % 8 || (ssize_t)ev.size > len - off ||
-		    ev.hdr_size < sizeof(ev))
-			return -1;
-		names = (const char *)buf + off + ev.hdr_size;
-		used = ev.hdr_size + ev.name_len + 1 +
-		       (ev.newname_len ? ev.newname_len + 1 : 0);
-		if (used > ev.size || names[ev.name_len] != '\0' ||
-		    ev.name_len > FLAGSFIRST_NAME_MAX ||
-		    ev.newname_len > FLAGSFIRST_NAME_MAX)
-			return -1;
-		for (; used < ev.size; used++)
-			if (buf[off + used] != 0)
-				return -1;	/* padding must be zero */
-		out[n].type = ev.type;
-		out[n].seq = ev.seq;
-		memcpy(out[n].name, names, ev.name_len + 1);
-		out[n].newname[0] = '\0';
-		if (ev.newname_len) {
-			if (names[ev.name_len + 1 + ev.newname_len] != '\0')
-				return -1;
-			memcpy(out[n].newname, names + ev.name_len + 1,
-			       ev.newname_len + 1);
-		}
-		off += ev.size;
-		n++;
-	}
-	return n;
-}
-
 FIXTURE(events) {
 	int fd, wfd;
 	unsigned char buf[64 * 1024];
@@ -1875,21 +2059,6 @@ FIXTURE_TEARDOWN(events)
 {
 	close(self->wfd);
 	close(self->fd);
-}
-
-/* Reads everything queued: the number of records, or -errno. */
-static int drain(int wfd, unsigned char *buf, size_t len, struct rec *recs, int max)
-{
-	ssize_t got;
-
-	memset(buf, POISON, len);
-	got = read(wfd, buf, len);
-	if (got < 0)
-		return -errno;
-	/* Nothing past what read() returned was touched. */
-	if (got < (ssize_t)len && buf[got] != POISON)
-		return -EIO;
-	return parse(buf, got, recs, max);
 }
 
 #define EXPECT_REC(r, t, n, nn) do {						\
@@ -2048,65 +2217,12 @@ TEST_F(events, a_full_queue_keeps_the_oldest_and_queues_one_overflow)
 	free(buf);
 }
 
-/* A child that sets @name after @ms milliseconds. */
-static pid_t set_later(const char *name, int ms)
-{
-	pid_t pid = fork();
-
-	if (pid == 0) {
-		int fd = open_dev();
-
-		usleep(ms * 1000);
-		_exit(fd < 0 || set(fd, name, "later", 0));
-	}
-	return pid;
-}
-
-TEST_F(events, poll_reports_readability_and_wakes_up)
-{
-	struct pollfd pfd = { .fd = self->wfd, .events = POLLIN };
-	char a[64];
-	int status;
-	pid_t pid;
-
-	EXPECT_EQ(0, poll(&pfd, 1, 0)) TH_LOG("an empty queue is not readable");
-	pid = set_later(fresh(a, "poll"), 100);
-	ASSERT_LT(0, pid);
-	EXPECT_EQ(1, poll(&pfd, 1, 20000));
-	EXPECT_EQ(POLLIN, pfd.revents & POLLIN);
-	waitpid(pid, &status, 0);
-	EXPECT_EQ(1, drain(self->wfd, self->buf, sizeof(self->buf), self->recs, 64));
-	EXPECT_EQ(0, poll(&pfd, 1, 0));
-}
-
-TEST_F(events, epoll_wakes_up_on_a_change)
-{
-	struct epoll_event ev = { .events = EPOLLIN }, out;
-	char a[64];
-	int ep, status;
-	pid_t pid;
-
-	ep = epoll_create1(EPOLL_CLOEXEC);
-	ASSERT_LE(0, ep);
-	ASSERT_EQ(0, epoll_ctl(ep, EPOLL_CTL_ADD, self->wfd, &ev));
-	EXPECT_EQ(0, epoll_wait(ep, &out, 1, 0));
-	pid = set_later(fresh(a, "epoll"), 100);
-	ASSERT_LT(0, pid);
-	EXPECT_EQ(1, epoll_wait(ep, &out, 1, 20000));
-	EXPECT_EQ(EPOLLIN, out.events & EPOLLIN);
-	waitpid(pid, &status, 0);
-	close(ep);
-}
-
-TEST_F(events, nonblocking_read_of_an_empty_queue_fails_with_EAGAIN)
-{
-	EXPECT_EQ(-1, read(self->wfd, self->buf, sizeof(self->buf)));
-	EXPECT_EQ(EAGAIN, errno);
-}
+static atomic_int alarm_handled;	/* lock-free: safe in a handler */
 
 static void on_alarm(int sig)
 {
 	(void)sig;
+	alarm_handled++;
 }
 
 static void arm(bool restart, int ms)
@@ -2116,7 +2232,94 @@ static void arm(bool restart, int ms)
 
 	sa.sa_flags = restart ? SA_RESTART : 0;
 	sigaction(SIGALRM, &sa, NULL);
-	setitimer(ITIMER_REAL, &it, NULL);
+	if (ms)
+		setitimer(ITIMER_REAL, &it, NULL);
+}
+
+/*
+ * A thread that acts once the main thread sleeps in the kernel: it SETs
+ * @name (waking a poll, epoll_wait or read), or with @signal first sends
+ * SIGALRM and waits for the handler and for the main thread to sleep
+ * again.  @slept says it saw the main thread asleep, so the wake-up the
+ * test names really happened; a test that raced past it proves nothing.
+ */
+struct when_asleep {
+	pthread_t tid;
+	pid_t main;
+	bool signal, slept;
+	char name[64];
+};
+
+static bool sleeping(pid_t tid);
+
+static bool wait_asleep(pid_t tid)
+{
+	int i;
+
+	for (i = 0; i < 20000; i++) {
+		if (sleeping(tid))
+			return true;
+		usleep(500);
+	}
+	return false;
+}
+
+static void *act_when_asleep(void *arg)
+{
+	struct when_asleep *w = arg;
+	int fd = open_dev();
+
+	w->slept = wait_asleep(w->main);
+	if (w->signal) {
+		syscall(SYS_tgkill, getpid(), w->main, SIGALRM);
+		while (!alarm_handled)
+			usleep(500);
+		w->slept &= wait_asleep(w->main);
+	}
+	set(fd, w->name, "woken", 0);
+	close(fd);
+	return NULL;
+}
+
+TEST_F(events, poll_reports_readability_and_wakes_up)
+{
+	struct pollfd pfd = { .fd = self->wfd, .events = POLLIN };
+	struct when_asleep w = { .main = syscall(SYS_gettid) };
+
+	EXPECT_EQ(0, poll(&pfd, 1, 0)) TH_LOG("an empty queue is not readable");
+	fresh(w.name, "poll");
+	ASSERT_EQ(0, pthread_create(&w.tid, NULL, act_when_asleep, &w));
+	EXPECT_EQ(1, poll(&pfd, 1, 20000));
+	pthread_join(w.tid, NULL);
+	EXPECT_EQ(true, w.slept) TH_LOG("the SET came before poll() slept: no wake-up tested");
+	EXPECT_EQ(POLLIN, pfd.revents & POLLIN);
+	EXPECT_EQ(1, drain(self->wfd, self->buf, sizeof(self->buf), self->recs, 64));
+	EXPECT_EQ(0, poll(&pfd, 1, 0));
+}
+
+TEST_F(events, epoll_wakes_up_on_a_change)
+{
+	struct epoll_event ev = { .events = EPOLLIN }, out;
+	struct when_asleep w = { .main = syscall(SYS_gettid) };
+	int ep;
+
+	ep = epoll_create1(EPOLL_CLOEXEC);
+	ASSERT_LE(0, ep);
+	ASSERT_EQ(0, epoll_ctl(ep, EPOLL_CTL_ADD, self->wfd, &ev));
+	EXPECT_EQ(0, epoll_wait(ep, &out, 1, 0));
+	fresh(w.name, "epoll");
+	ASSERT_EQ(0, pthread_create(&w.tid, NULL, act_when_asleep, &w));
+	EXPECT_EQ(1, epoll_wait(ep, &out, 1, 20000));
+	pthread_join(w.tid, NULL);
+	EXPECT_EQ(true, w.slept) TH_LOG("the SET came before epoll_wait() slept");
+	EXPECT_EQ(EPOLLIN, out.events & EPOLLIN);
+	close(ep);
+}
+
+TEST_F(events, nonblocking_read_of_an_empty_queue_fails_with_EAGAIN)
+{
+	EXPECT_EQ(-1, read(self->wfd, self->buf, sizeof(self->buf)));
+	EXPECT_EQ(EAGAIN, errno);
 }
 
 TEST_F(events, a_blocking_read_is_interrupted_by_a_signal)
@@ -2132,19 +2335,22 @@ TEST_F(events, a_blocking_read_is_interrupted_by_a_signal)
 
 TEST_F(events, a_blocking_read_restarts_after_an_sa_restart_signal)
 {
-	int wfd = watch(self->fd, FLAGSFIRST_EVENT_ALL, 0), status;
-	char a[64];
+	struct when_asleep w = { .main = syscall(SYS_gettid), .signal = true };
+	int wfd = watch(self->fd, FLAGSFIRST_EVENT_ALL, 0);
 	ssize_t got;
-	pid_t pid;
 
 	ASSERT_LE(0, wfd);
-	arm(true, 100);
-	pid = set_later(fresh(a, "restart"), 1000);
-	ASSERT_LT(0, pid);
+	arm(true, 0);	/* the handler, with SA_RESTART; no timer */
+	alarm_handled = 0;
+	fresh(w.name, "restart");
+	ASSERT_EQ(0, pthread_create(&w.tid, NULL, act_when_asleep, &w));
 	got = read(wfd, self->buf, sizeof(self->buf));
+	pthread_join(w.tid, NULL);
+	/* The read slept, took the signal, slept again, and then got a record. */
+	EXPECT_EQ(true, w.slept);
+	EXPECT_EQ(1, alarm_handled) TH_LOG("the signal came, and was handled once");
 	EXPECT_EQ(1, parse(self->buf, got, self->recs, 64))
 		TH_LOG("the read was restarted, not failed (got %zd)", got);
-	waitpid(pid, &status, 0);
 	close(wfd);
 }
 
@@ -2292,49 +2498,6 @@ static int count_watch_fds(void)
  * limits, memory and locks.  Each of these found a defect once.
  */
 
-#define STATS		"/sys/kernel/debug/flagsfirst/stats"
-#define CGROUP		"/sys/fs/cgroup"
-
-/* One figure of the module's own accounting (debugfs), or -1. */
-static long read_stat(const char *key)
-{
-	char line[128], name[64];
-	long value = -1, v;
-	FILE *f = fopen(STATS, "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%63s %ld", name, &v) == 2 && !strcmp(name, key))
-			value = v;
-	fclose(f);
-	return value;
-}
-
-static int write_file(const char *path, const char *value)
-{
-	int fd = open(path, O_WRONLY), ok;
-
-	if (fd < 0)
-		return -errno;
-	ok = write(fd, value, strlen(value)) == (ssize_t)strlen(value);
-	close(fd);
-	return ok ? 0 : -EIO;
-}
-
-static long read_long(const char *path)
-{
-	char buf[64] = "";
-	ssize_t n;
-	int fd = open(path, O_RDONLY);
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	return n > 0 ? atol(buf) : -1;
-}
-
 /* Cgroup paths are short: CGROUP, a name of the test's, a pid. */
 #define CG_PATH		128
 
@@ -2396,9 +2559,9 @@ static int call_on(int rw, int fd, const FIXTURE_VARIANT(op) *v,
 	unsigned char buf[PAGE] = { 0 };
 	int ret;
 
-	v->fill(rw, n, buf, flags);
+	prepare(rw, v, n, buf, flags);
 	ret = ffst(fd, ffst_cmd(v->nr, v->size), buf);
-	if (v->returns_fd && ret > 0) {
+	if (v->returns_fd && ret > 0 && !(flags & FLAGSFIRST_CHECK_FIELDS)) {
 		close(ret);
 		ret = 0;
 	}
@@ -2481,33 +2644,56 @@ FIXTURE_VARIANT(limit) {
 	int what;
 };
 
-#define LIMIT(nm, p, v, w, u0, u1, r0, r1)				\
-FIXTURE_VARIANT_ADD(limit, nm) {					\
-	.param = p, .value = v, .what = w,				\
-	.user = { u0, u1 }, .root = { r0, r1 },				\
-}
-
 /* "+N": N more than the table holds (immutable entries of earlier tests) */
-LIMIT(max_entries_0_allows_no_entry, "max_entries", "+0", 0,
-      -ENOSPC, -ENOSPC, -ENOSPC, -ENOSPC);
-LIMIT(max_entries_1_allows_one_entry, "max_entries", "+1", 0,
-      0, -ENOSPC, 0, -ENOSPC);
-LIMIT(max_bytes_0_allows_no_entry, "max_bytes", "0", 0,
-      -ENOSPC, -ENOSPC, -ENOSPC, -ENOSPC);
-LIMIT(max_bytes_1_allows_no_entry, "max_bytes", "1", 0,
-      -ENOSPC, -ENOSPC, -ENOSPC, -ENOSPC);
-LIMIT(max_entries_per_uid_0_allows_no_entry_but_to_cap_sys_resource,
-      "max_entries_per_uid", "0", 0, -EDQUOT, -EDQUOT, 0, 0);
-LIMIT(max_entries_per_uid_1_allows_one_entry_but_to_cap_sys_resource,
-      "max_entries_per_uid", "1", 0, 0, -EDQUOT, 0, 0);
-LIMIT(max_bytes_per_uid_0_allows_no_entry_but_to_cap_sys_resource,
-      "max_bytes_per_uid", "0", 2, -EDQUOT, -EDQUOT, 0, 0);
-LIMIT(max_bytes_per_uid_1_allows_no_entry_but_to_cap_sys_resource,
-      "max_bytes_per_uid", "1", 2, -EDQUOT, -EDQUOT, 0, 0);
-LIMIT(max_watches_per_uid_0_allows_no_watch_but_to_cap_sys_resource,
-      "max_watches_per_uid", "0", 1, -EMFILE, -EMFILE, 0, 0);
-LIMIT(max_watches_per_uid_1_allows_one_watch_but_to_cap_sys_resource,
-      "max_watches_per_uid", "1", 1, 0, -EMFILE, 0, 0);
+FIXTURE_VARIANT_ADD(limit, max_entries_0_allows_no_entry) {
+	.param = "max_entries", .value = "+0", .what = 0,
+	.user = { -ENOSPC, -ENOSPC }, .root = { -ENOSPC, -ENOSPC },
+};
+
+FIXTURE_VARIANT_ADD(limit, max_entries_1_allows_one_entry) {
+	.param = "max_entries", .value = "+1", .what = 0,
+	.user = { 0, -ENOSPC }, .root = { 0, -ENOSPC },
+};
+
+FIXTURE_VARIANT_ADD(limit, max_bytes_0_allows_no_entry) {
+	.param = "max_bytes", .value = "0", .what = 0,
+	.user = { -ENOSPC, -ENOSPC }, .root = { -ENOSPC, -ENOSPC },
+};
+
+FIXTURE_VARIANT_ADD(limit, max_bytes_1_allows_no_entry) {
+	.param = "max_bytes", .value = "1", .what = 0,
+	.user = { -ENOSPC, -ENOSPC }, .root = { -ENOSPC, -ENOSPC },
+};
+
+FIXTURE_VARIANT_ADD(limit, max_entries_per_uid_0_allows_no_entry_but_to_cap_sys_resource) {
+	.param = "max_entries_per_uid", .value = "0", .what = 0,
+	.user = { -EDQUOT, -EDQUOT }, .root = { 0, 0 },
+};
+
+FIXTURE_VARIANT_ADD(limit, max_entries_per_uid_1_allows_one_entry_but_to_cap_sys_resource) {
+	.param = "max_entries_per_uid", .value = "1", .what = 0,
+	.user = { 0, -EDQUOT }, .root = { 0, 0 },
+};
+
+FIXTURE_VARIANT_ADD(limit, max_bytes_per_uid_0_allows_no_entry_but_to_cap_sys_resource) {
+	.param = "max_bytes_per_uid", .value = "0", .what = 2,
+	.user = { -EDQUOT, -EDQUOT }, .root = { 0, 0 },
+};
+
+FIXTURE_VARIANT_ADD(limit, max_bytes_per_uid_1_allows_no_entry_but_to_cap_sys_resource) {
+	.param = "max_bytes_per_uid", .value = "1", .what = 2,
+	.user = { -EDQUOT, -EDQUOT }, .root = { 0, 0 },
+};
+
+FIXTURE_VARIANT_ADD(limit, max_watches_per_uid_0_allows_no_watch_but_to_cap_sys_resource) {
+	.param = "max_watches_per_uid", .value = "0", .what = 1,
+	.user = { -EMFILE, -EMFILE }, .root = { 0, 0 },
+};
+
+FIXTURE_VARIANT_ADD(limit, max_watches_per_uid_1_allows_one_watch_but_to_cap_sys_resource) {
+	.param = "max_watches_per_uid", .value = "1", .what = 1,
+	.user = { 0, -EMFILE }, .root = { 0, 0 },
+};
 
 FIXTURE_SETUP(limit)
 {
@@ -2568,7 +2754,7 @@ static int two_tries_as_child(int fd, void *arg)
 
 	two_tries(fd, t);
 	/* errnos fit in a byte: 0x80 marks a negative one */
-	return (t->got[0] ? 0x80 | -t->got[0] : 0);
+	return t->got[0] ? 0x80 | -t->got[0] : 0;
 }
 
 static int second_try_as_child(int fd, void *arg)
@@ -2576,7 +2762,7 @@ static int second_try_as_child(int fd, void *arg)
 	struct tries *t = arg;
 
 	two_tries(fd, t);
-	return (t->got[1] ? 0x80 | -t->got[1] : 0);
+	return t->got[1] ? 0x80 | -t->got[1] : 0;
 }
 
 static int from_status(int status)
@@ -2672,6 +2858,10 @@ TEST_F(limits, a_value_counts_the_memory_its_entry_really_takes)
 		SKIP(return, "no " STATS);
 	memset(value, 'r', sizeof(value) - 1);
 	/* Entry and 2048-byte value share a kmalloc() that rounds to 4 KiB. */
+	snprintf(max, sizeof(max), "%ld", bytes + 4096 - 1);
+	ASSERT_EQ(0, write_param("max_bytes", max));
+	EXPECT_EQ(-ENOSPC, set(self->fd, fresh(name, "r"), value, 0))
+		TH_LOG("a byte short of one entry's 4 KiB");
 	snprintf(max, sizeof(max), "%ld", bytes + 10 * 4096);
 	ASSERT_EQ(0, write_param("max_bytes", max));
 	for (i = 0; i < 20 && !ret; i++)
@@ -2753,6 +2943,8 @@ static pid_t hold_watches(const char *cg, int ready, int stop)
 		int fd, n = 0, err = 0;
 		char c;
 
+		/* Never outlive the test, holding fds every SET queues on. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (cg_enter(cg) || setgroups(0, NULL) ||
 		    setresgid(NOBODY, NOBODY, NOBODY) ||
 		    setresuid(NOBODY, NOBODY, NOBODY))
@@ -2777,15 +2969,29 @@ static pid_t hold_watches(const char *cg, int ready, int stop)
 	return pid;
 }
 
-TEST(watch_records_are_charged_to_the_watcher_not_to_the_writer)
+/* The tests that make memory cgroups, with room for a debug kernel. */
+FIXTURE(memcg) {
+	int unused;
+};
+
+FIXTURE_SETUP(memcg)
+{
+	if (!have_memcg())
+		SKIP(return, "needs root and the memory controller");
+}
+
+FIXTURE_TEARDOWN(memcg)
+{
+}
+
+/* A debug kernel takes minutes to queue 128,000 records. */
+TEST_F_TIMEOUT(memcg, watch_records_are_charged_to_the_watcher_not_to_the_writer, 600)
 {
 	char wcg[CG_PATH], scg[CG_PATH], buf[2 * CG_PATH], per_uid[32];
 	int ready[2], stop[2], n = 0, status;
 	long watcher_before, grown;
 	pid_t pid;
 
-	if (!have_memcg())
-		SKIP(return, "needs root and the memory controller");
 	ASSERT_EQ(0, cg_make(wcg, "watcher"));
 	ASSERT_EQ(0, cg_make(scg, "writer"));
 	ASSERT_EQ(0, write_file(cg_file(buf, scg, "memory.max"), "33554432"));
@@ -2798,13 +3004,13 @@ TEST(watch_records_are_charged_to_the_watcher_not_to_the_writer)
 	EXPECT_EQ(atoi(per_uid), n) TH_LOG("then EMFILE: max_watches_per_uid");
 	watcher_before = cg_current(wcg);
 
-	/* Every SET queues a record on each of the n fds nobody reads. */
-	grown = grow_by_sets(scg, 2000, 8, "memcg.");
+	/* Every SET queues a 64-byte record on each of the n fds nobody reads. */
+	grown = grow_by_sets(scg, 1000, 8, "memcg.");
 	EXPECT_LE(0, grown) TH_LOG("the writer's SETs failed in its 32 MiB (%ld)", grown);
 	TH_LOG("writer's cgroup grew %ld bytes, the watcher's %ld", grown,
 	       cg_current(wcg) - watcher_before);
 	EXPECT_GT(2 * 1024 * 1024, grown) TH_LOG("the writer paid for the records");
-	EXPECT_LT(n * 1000L * 32, cg_current(wcg) - watcher_before)
+	EXPECT_LT(n * 1000L * 48, cg_current(wcg) - watcher_before)
 		TH_LOG("the watcher's cgroup holds its records");
 
 	ASSERT_EQ(1, write(stop[1], "x", 1));
@@ -2895,7 +3101,7 @@ TEST_F_TIMEOUT(reader, faulting_reads_during_overflow_lose_and_repeat_nothing, 1
 	struct writer w = { .fd = self->fd, .n = 10000 };
 	struct rec recs[64], prev = { .type = FLAGSFIRST_EVENT_SET };
 	unsigned long reads = 0, faults = 0, records = 0, overflows = 0;
-	bool done = false;
+	bool done = false, written = false;
 	int i, n;
 
 	fresh(w.name, "adv");
@@ -2909,10 +3115,21 @@ TEST_F_TIMEOUT(reader, faulting_reads_during_overflow_lose_and_repeat_nothing, 1
 		ssize_t got;
 
 		switch (reads++ % 4) {
-		case 0: buf = self->unmapped; len = 4096; break;
-		case 1: buf = self->ro; len = PAGE; break;
-		case 2: buf = self->straddle; len = 4096; break;
-		default: buf = self->good; len = 64 * (1 + reads % 3); break;
+		case 0:
+			buf = self->unmapped;
+			len = 4096;
+			break;
+		case 1:
+			buf = self->ro;
+			len = PAGE;
+			break;
+		case 2:
+			buf = self->straddle;
+			len = 4096;
+			break;
+		default:
+			buf = self->good;
+			len = 64 * (1 + reads % 3);
 		}
 		got = read(self->wfd, buf, len);
 		if (got < 0) {
@@ -2920,8 +3137,11 @@ TEST_F_TIMEOUT(reader, faulting_reads_during_overflow_lose_and_repeat_nothing, 1
 				    (errno == EINVAL && buf == self->good))
 				TH_LOG("read: %s", strerror(errno));
 			faults += errno == EFAULT;
-			if (errno == EAGAIN && pthread_tryjoin_np(w.tid, NULL) == 0)
+			/* Empty once the writer is done: everything was read. */
+			if (errno == EAGAIN && written)
 				done = true;
+			else if (errno == EAGAIN)
+				written = pthread_tryjoin_np(w.tid, NULL) == 0;
 			continue;
 		}
 		/* A partial read returns whole records that fit before the hole. */
@@ -3005,12 +3225,19 @@ TEST_F_TIMEOUT(events, failed_watches_at_the_fd_limit_leave_nothing_behind, 120)
 	if (!is_root())
 		return;
 	records_left = read_stat("records");
+	/*
+	 * On a debug kernel KASAN's quarantine holds freed objects: kmemleak
+	 * checks that tier instead of the slab counts.
+	 */
+	if (!access("/sys/kernel/debug/kmemleak", F_OK))
+		slabs_before = -1;
 	EXPECT_EQ(0, records_left) TH_LOG("records queued on watch fds that never existed");
 	/*
 	 * Allow what the rest of the system allocated meanwhile, and give
 	 * RCU a few seconds to free the entries the writer replaced.
 	 */
-	for (i = 0; i < 50 && record_slabs() >= slabs_before + 2000; i++)
+	for (i = 0; slabs_before >= 0 && i < 50 &&
+	     record_slabs() >= slabs_before + 2000; i++)
 		usleep(100000);
 	if (slabs_before >= 0)
 		EXPECT_GT(slabs_before + 2000, record_slabs())
@@ -3116,11 +3343,14 @@ TEST_F_TIMEOUT(limits, the_longest_get_during_a_65536_entry_delete_all_is_short,
 	printf("# DELETE_ALL of %ld entries took %llu us; the longest GET meanwhile %llu us\n",
 	       deleted, (unsigned long long)took / 1000,
 	       (unsigned long long)g.worst_ns / 1000);
-	EXPECT_GT(took / 2, g.worst_ns) TH_LOG("a GET waited for most of DELETE_ALL");
+	/* Before, GETs spun for the whole removal: about half of the call. */
+	EXPECT_GT(took / 8, g.worst_ns) TH_LOG("a GET waited for DELETE_ALL");
 }
 
-/* DELETE_ALL is one change: no reader sees some of its victims gone and
- * another still there. */
+/*
+ * DELETE_ALL is one change: no reader sees some of its victims gone and
+ * another still there.
+ */
 
 #define ONE_CHANGE_ENTRIES	2000
 

@@ -13,9 +13,11 @@ CYCLES=${ffcycles:-100}
 echo clear >/sys/kernel/debug/kmemleak
 
 insmod /flagsfirst.ko || mark "check insmod failed"
+# the ABI the module is loaded with, for the suite to expect
+export FLAGSFIRST_ABI=1
 run suite.root /flagsfirst_test
-run suite.uid65534 su -s /bin/sh -c /flagsfirst_test nobody
-run suite32.root /flagsfirst_test-m32 -F race
+run suite.uid65534 su -s /bin/sh -c "FLAGSFIRST_ABI=1 /flagsfirst_test" nobody
+run suite32.root /flagsfirst_test-m32 $HEAVY
 # KUnit: its own module, whose suite runs as it loads (results in dmesg).
 # After the suite, which checks that flagsfirst.ko alone taints nothing.
 if insmod /flagsfirst_kunit.ko; then
