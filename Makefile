@@ -1,15 +1,17 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 #   make            module (against the running kernel, or KDIR=...) + client
-#   make check      the test suite in QEMU on Debian's 6.1 and 6.12 kernels
+#   make check      the test suite in QEMU on 6.1, 6.12, 6.12-rt and sid's
+#                   newest kernel (KERNELS="..." narrows it)
 #   make check-debug  KUnit, fuzzer, stress, fault injection, load/unload
-#                   cycles and kmemleak on a KASAN+lockdep+UBSAN kernel
-#   make bench      flagsfirst against the VFS, in QEMU on both kernels
+#                   cycles and kmemleak on KASAN+lockdep+UBSAN kernels, one
+#                   of them PREEMPT_RT
+#   make bench      flagsfirst against the VFS, in QEMU on every kernel
 #   make lint       checkpatch, sparse, W=1, uapi header rules, cppcheck,
 #                   man pages, dkms and make install, each a check
 #   make install    module (modules_install), header, client, man pages;
 #                   DESTDIR and PREFIX (default /usr/local) as usual
-#   make demo       boot 6.1 in QEMU and take the guided tour
+#   make demo       boot 6.1 (or KERNEL=...) in QEMU and take the guided tour
 #
 # check and demo install what they need (apt) and cache kernels under
 # ~/.cache/flagsfirst; KERNELS="6.1" narrows check to one kernel.

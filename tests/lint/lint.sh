@@ -10,7 +10,7 @@ cd "$top" || exit 1
 fetch=tests/vm/fetch.sh
 "$fetch" deps lint >&2 || exit 1
 src=$("$fetch" source) || exit 1
-KERNELS=${KERNELS:-6.1 6.12}
+KERNELS=${KERNELS:-6.1 6.12 6.12-rt newest}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
@@ -73,18 +73,38 @@ check "uapi: scripts/headers_install.sh leaves it valid" bash -c \
 check "uapi: kernel-doc -Wall" \
 	perl "$src/scripts/kernel-doc" -none -Wall $hdr module/*.c
 
-# Builds against both stock kernels: W=1 and sparse, zero warnings.
+# Each kernel of the matrix: "KVER KDIR ROOT" (ROOT: the chroot that
+# builds for it, or -), one line each.
+kernels=$out/kernels
 for series in $KERNELS; do
-	read -r kver _ kdir < <("$fetch" kernel "$series")
-	rm -rf "$out/m" && mkdir -p "$out/m" && cp -r Kbuild module uapi "$out/m/"
-	check "W=1 build against $kver" bash -c \
-		"make -s -C $kdir M=$out/m W=1 modules >$out/build.log 2>&1; rc=\$?
-		 grep -v 'Skipping BTF' $out/build.log; exit \$rc"
-	rm -rf "$out/m" && mkdir -p "$out/m" && cp -r Kbuild module uapi "$out/m/"
-	check "sparse (C=2) against $kver" bash -c \
-		"make -s -C $kdir M=$out/m C=2 modules >$out/build.log 2>&1; rc=\$?
-		 grep -v 'Skipping BTF' $out/build.log; exit \$rc"
+	"$fetch" kernel "$series" | awk '{ print $1, $3, $4 }' >>"$kernels" ||
+		echo "$series cannot-be-fetched -" >>"$kernels"
 done
+
+# @where is where the build tree is seen from: the host, or the chroot.
+build_in() {	# root dir command...: runs a make in the tree copied to dir
+	local root=$1 dir=$2
+	shift 2
+	rm -rf "${root#-}$dir" && mkdir -p "${root#-}$dir" &&
+		cp -r Kbuild module uapi "${root#-}$dir/"
+	if [ "$root" = - ]; then
+		"$@"
+	else
+		tests/vm/in-chroot.sh "$root" "$@"
+	fi
+}
+
+# Builds against every kernel: W=1 and sparse, zero warnings (sid's
+# kernels in sid's chroot, with the compiler they were built with).
+while read -r kver kdir root; do
+	[ "$root" = - ] && dir=$out/m || dir=/build/lint
+	check "W=1 build against $kver" bash -c \
+		"$(declare -f build_in); build_in $root $dir make -s -C $kdir M=$dir W=1 modules \
+		 >$out/build.log 2>&1; rc=\$?; grep -v 'Skipping BTF' $out/build.log; exit \$rc"
+	check "sparse (C=2) against $kver" bash -c \
+		"$(declare -f build_in); build_in $root $dir make -s -C $kdir M=$dir C=2 modules \
+		 >$out/build.log 2>&1; rc=\$?; grep -v 'Skipping BTF' $out/build.log; exit \$rc"
+done <"$kernels"
 
 # User space: the compilers' warnings are errors already; then cppcheck.
 check "userspace and tests build with -Wall -Wextra -Werror (-m64, -m32)" bash -c \
@@ -107,16 +127,27 @@ version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
 dkms remove -m flagsfirst -v "$version" --all >/dev/null 2>&1 || true
 rm -rf "/usr/src/flagsfirst-$version"
 check "dkms add" bash -c "dkms add $top >/dev/null"
-for series in $KERNELS; do
-	read -r kver _ kdir < <("$fetch" kernel "$series")
-	check "dkms build against $kver" bash -c \
-		"dkms build -m flagsfirst -v $version -k $kver --kernelsourcedir $kdir >$out/dkms.log 2>&1 ||
-		 { tail -n 20 $out/dkms.log; tail -n 20 /var/lib/dkms/flagsfirst/$version/build/make.log; }"
-done
+while read -r kver kdir root; do
+	if [ "$root" = - ]; then
+		check "dkms build against $kver" bash -c \
+			"dkms build -m flagsfirst -v $version -k $kver --kernelsourcedir $kdir >$out/dkms.log 2>&1 ||
+			 { tail -n 20 $out/dkms.log; tail -n 20 /var/lib/dkms/flagsfirst/$version/build/make.log; }"
+		continue
+	fi
+	# The chroot's own dkms, on a copy of the tree under its /usr/src.
+	check "dkms add, build against $kver (in sid's chroot)" bash -c "
+		rm -rf $root/usr/src/flagsfirst-$version $root/var/lib/dkms/flagsfirst &&
+		git ls-files | tar -c -T - | tar -x -C \$(mkdir -p $root/usr/src/flagsfirst-$version && echo $root/usr/src/flagsfirst-$version) &&
+		tests/vm/in-chroot.sh $root dkms add -m flagsfirst -v $version >$out/dkms.log 2>&1 &&
+		tests/vm/in-chroot.sh $root dkms build -m flagsfirst -v $version -k $kver \
+			--kernelsourcedir $kdir >>$out/dkms.log 2>&1 ||
+		{ tail -n 20 $out/dkms.log; tail -n 20 $root/var/lib/dkms/flagsfirst/$version/build/make.log; }
+		rm -rf $root/usr/src/flagsfirst-$version $root/var/lib/dkms/flagsfirst"
+done <"$kernels"
 dkms remove -m flagsfirst -v "$version" --all >/dev/null 2>&1 || true
 rm -rf "/usr/src/flagsfirst-$version"
 
-read -r kver _ kdir < <("$fetch" kernel "${KERNELS%% *}")
+read -r kver kdir _ <"$kernels"
 dest=$out/destdir
 check "make install DESTDIR=... PREFIX=/usr" bash -c \
 	"make -s install KDIR=$kdir DESTDIR=$dest PREFIX=/usr >$out/install.log 2>&1 || cat $out/install.log"
