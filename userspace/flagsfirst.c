@@ -147,6 +147,7 @@ static const char *errno_name(int err)
 	case EMFILE: return "EMFILE";
 	case ENFILE: return "ENFILE";
 	case EACCES: return "EACCES";
+	case EBADF: return "EBADF";
 	default: return "E?";
 	}
 }
@@ -166,11 +167,14 @@ static const char *errno_reason(int err)
 	case EPERM: return "not permitted: the entry is immutable, another uid owns it, "
 			   "or a capability is missing";
 	case ENOSPC: return "the table is full (max_entries or max_bytes)";
-	case EDQUOT: return "this uid owns max_entries_per_uid entries already";
+	case EDQUOT: return "the owner's share is used up "
+			    "(max_entries_per_uid or max_bytes_per_uid)";
 	case ERANGE: return "the buffer is smaller than the value";
 	case ESTALE: return "the entry changed since that seq (compare-and-set lost)";
 	case ENOMEM: return "the kernel is out of memory";
-	case EMFILE: return "this process has no file descriptor left";
+	case EMFILE: return "no file descriptor left, "
+			    "or this uid holds max_watches_per_uid watch fds";
+	case EBADF: return "the device was not opened for writing";
 	case ENFILE: return "the system has no file left";
 	default: return strerror(err);
 	}

@@ -31,22 +31,33 @@
  *     unreadable struct: EFAULT.
  *  4. Unknown flag bits, CHECK_FIELDS with any other bit, conflicting
  *     flags, or a non-zero __reserved field: EINVAL.
- *  5. Names: empty, ENOENT; longer than FLAGSFIRST_NAME_MAX, ENAMETOOLONG.
+ *  5. An operation that changes the table (SET, DELETE, RENAME,
+ *     RENAME_LEGACY) on a file descriptor not opened for writing: EBADF, as
+ *     write(2).  GET, WATCH and CHECK_FIELDS work on any open fd.
+ *  6. Names: empty, ENOENT; longer than FLAGSFIRST_NAME_MAX, ENAMETOOLONG.
  *     A value longer than FLAGSFIRST_VALUE_MAX: E2BIG.  Bad pointer: EFAULT.
- *  6. Permission: EPERM (see the flags).  Validity always comes first: an
+ *  7. Permission: EPERM (see the flags).  Validity always comes first: an
  *     unprivileged caller probing an unknown bit gets EINVAL, not EPERM.
- *  7. Limits (module parameters): the table is full (max_entries) or its
- *     names and values would exceed max_bytes: ENOSPC.  The caller's uid
- *     owns max_entries_per_uid entries already: EDQUOT (CAP_SYS_RESOURCE is
- *     exempt).  The kernel is out of memory: ENOMEM.
- *  8. The operation, atomic with respect to every other operation.
+ *  8. Limits (module parameters): the table is full (max_entries), or the
+ *     memory its entries take would exceed max_bytes: ENOSPC.  The entry's
+ *     owner has max_entries_per_uid entries already, or its entries would
+ *     take more than max_bytes_per_uid: EDQUOT.  CAP_SYS_RESOURCE is exempt
+ *     from the per-uid limits.  The kernel is out of memory: ENOMEM.
+ *  9. The operation, atomic with respect to every other operation.
+ *
+ * What an entry takes (max_bytes, max_bytes_per_uid): its allocations as
+ * the allocator rounds them, plus those of the entry its value lives in
+ * when RENAME or EXCHANGE moved the value; a value over about a page gets
+ * pages of its own, so no allocation is more than a page bigger than it.
  *
  * Errors, all operations: ENOTTY, EINVAL, E2BIG, EFAULT, ENOMEM.
- * SET: ENOENT, ENAMETOOLONG, EEXIST, EPERM, ENOSPC, EDQUOT, ESTALE.
+ * SET: EBADF, ENOENT, ENAMETOOLONG, EEXIST, EPERM, ENOSPC, EDQUOT, ESTALE.
  * GET: ENOENT, ENAMETOOLONG, ERANGE.
- * DELETE: ENOENT, ENAMETOOLONG, EPERM.
- * RENAME, RENAME_LEGACY: ENOENT, ENAMETOOLONG, EEXIST, EPERM, ENOSPC.
- * WATCH: EMFILE, ENFILE (no file descriptor left).
+ * DELETE: EBADF, ENOENT, ENAMETOOLONG, EPERM.
+ * RENAME, RENAME_LEGACY: EBADF, ENOENT, ENAMETOOLONG, EEXIST, EPERM,
+ * ENOSPC, EDQUOT.
+ * WATCH: EMFILE (no file descriptor left, or max_watches_per_uid reached),
+ * ENFILE.
  *
  * Discovery: when flags is exactly FLAGSFIRST_CHECK_FIELDS, an operation does
  * nothing but write back into the caller's struct: flags = every flag it
@@ -81,7 +92,8 @@
  * to have CAP_FOWNER.  Errors: EEXIST (NOREPLACE and the name exists),
  * ENOENT (REPLACE or IF_SEQ and it does not), ESTALE (IF_SEQ and the seq
  * differs), EPERM (IMMUTABLE without CAP_LINUX_IMMUTABLE; the entry is
- * immutable; another uid's entry without CAP_FOWNER), ENOSPC, EDQUOT.
+ * immutable; another uid's entry without CAP_FOWNER), ENOSPC, EDQUOT,
+ * EBADF (an fd not opened for writing).
  * EINVAL also for IF_SEQ with NOREPLACE, IF_SEQ in a struct smaller than
  * FLAGSFIRST_SET_SIZE_VER1 (the flag gates the field and the size must
  * cover it, as clone3's CLONE_INTO_CGROUP), and a non-zero @expect_seq
@@ -160,7 +172,9 @@ struct flagsfirst_get {
  * Deletes the entry @name (returns 0), or with FLAGSFIRST_DELETE_ALL every
  * entry the caller may delete (returns how many).  Errors: ENOENT (no such
  * entry; an empty name without DELETE_ALL), EINVAL (DELETE_ALL with a
- * non-empty name), EPERM (immutable, or another uid's without CAP_FOWNER).
+ * non-empty name), EPERM (immutable, or another uid's without CAP_FOWNER),
+ * EBADF (an fd not opened for writing).  DELETE_ALL is one change: a
+ * reader sees every entry it takes before it, or none after it.
  *
  * The struct is versioned by its size and only ever grows at the end; a
  * field added later is 0 to mean "behave as before".
@@ -187,7 +201,9 @@ struct flagsfirst_delete {
  * Renaming an entry onto itself succeeds and changes nothing.  Errors:
  * ENOENT, EEXIST (NOREPLACE and @newname exists, even when it is @oldname),
  * EPERM (either entry immutable, or another uid's without CAP_FOWNER),
- * ENOSPC (the longer name would exceed max_bytes).
+ * ENOSPC, EDQUOT (the new entry would pass max_bytes or the owner's
+ * max_bytes_per_uid: a moved value keeps the memory it lives in),
+ * EBADF (an fd not opened for writing).
  *
  * The struct is versioned by its size and only ever grows at the end; a
  * field added later is 0 to mean "behave as before".
@@ -215,7 +231,7 @@ struct flagsfirst_rename {
  * was in 1983, with no flags and a fixed size.  It is RENAME with flags 0
  * and always replaces.  It cannot be asked not to replace, cannot swap, can
  * never be extended (another size is another ioctl number: ENOTTY), and
- * cannot be probed.  Errors are those of RENAME.
+ * cannot be probed.  Errors are those of RENAME; EBADF comes after EFAULT.
  */
 struct flagsfirst_rename_legacy {
 	__u64 oldname;
@@ -233,8 +249,11 @@ struct flagsfirst_rename_legacy {
  * close-on-exec flag, so that a thread that fork()s and execve()s at the
  * wrong moment cannot leak it: setting FD_CLOEXEC afterwards with fcntl()
  * is a race.  The fd holds a reference on the module while it is open.
- * Errors: EINVAL (mask empty or with an unknown bit), EMFILE, ENFILE,
- * ENOMEM.
+ * The records it queues are charged to the memory cgroup of the task that
+ * called WATCH, as inotify charges its listener, not to the writers.
+ * Errors: EINVAL (mask empty or with an unknown bit), EMFILE (no file
+ * descriptor left, or the caller's euid holds max_watches_per_uid watch
+ * fds already; CAP_SYS_RESOURCE is exempt), ENFILE, ENOMEM.
  *
  * The struct is versioned by its size and only ever grows at the end; a
  * field added later is 0 to mean "behave as before".
@@ -279,7 +298,11 @@ struct flagsfirst_watch {
  * At @hdr_size: the name and a NUL, then for RENAME and EXCHANGE the new
  * name and a NUL, then zero padding up to @size.  read() returns whole
  * records only, as many as fit; a buffer too small for the next one fails
- * with EINVAL.  Records come in the order the changes took effect.  A
+ * with EINVAL.  A record leaves the queue only once it has reached the
+ * caller: a read that faults (EFAULT, or a short count of the records
+ * before the fault) loses nothing.  A non-blocking read never waits for
+ * another reader: it fails with EAGAIN while one is at the queue.
+ * Records come in the order the changes took effect.  A
  * queue holds at most max_queued_events records (module parameter):
  * further changes are dropped, keeping the oldest, and one OVERFLOW record
  * is queued after the last kept, as inotify's IN_Q_OVERFLOW.  read() on an
