@@ -628,17 +628,30 @@ out_unlock:
  * fail on the byte limits only.  A reader that overlaps it sees the
  * seqcount move and looks again.
  */
+static size_t ffst_mem_of(const struct ffst_entry *e,
+			  const struct ffst_entry *a, size_t ma,
+			  const struct ffst_entry *b, size_t mb)
+{
+	return e == a ? ma : e == b ? mb : ffst_entry_mem(e);
+}
+
 static int ffst_exchange_locked(struct ffst_entry *a, struct ffst_entry *b)
 {
 	struct ffst_value *va = ffst_val(a), *vb = ffst_val(b);
-	ssize_t ca = ffst_entry_charge(a, va), cb = ffst_entry_charge(b, vb);
-	ssize_t na = ffst_entry_charge(a, vb), nb = ffst_entry_charge(b, va);
+	struct ffst_entry *ha = ffst_value_home(va), *hb = ffst_value_home(vb);
+	/* Each entry's memory once: EXCHANGE is on the fast path. */
+	size_t ma = ffst_entry_mem(a), mb = ffst_entry_mem(b);
+	size_t mha = ffst_mem_of(ha, a, ma, b, mb);
+	size_t mhb = ffst_mem_of(hb, a, ma, b, mb);
+	ssize_t ca = ma + (ha != a ? mha : 0), cb = mb + (hb != b ? mhb : 0);
+	ssize_t na = ma + (hb != a ? mhb : 0), nb = mb + (ha != b ? mha : 0);
 	ssize_t delta = na + nb - ca - cb;
+	bool same = uid_eq(va->owner, vb->owner);
 	u64 seq;
 	int err;
 
 	/* @va's owner pays for @b now, @vb's for @a */
-	if (uid_eq(va->owner, vb->owner)) {
+	if (same) {
 		err = ffst_bytes_check(delta, va->owner, delta);
 	} else {
 		err = ffst_bytes_check(delta, va->owner, nb - ca);
@@ -655,9 +668,11 @@ static int ffst_exchange_locked(struct ffst_entry *a, struct ffst_entry *b)
 	WRITE_ONCE(a->seq, seq);
 	WRITE_ONCE(b->seq, seq);
 	write_seqcount_end(&ffst_table.seqc);
-	ffst_table.nr_bytes += delta;
-	ffst_quota_charge(va->owner, nb - ca);
-	ffst_quota_charge(vb->owner, na - cb);
+	if (delta || !same) {
+		ffst_table.nr_bytes += delta;
+		ffst_quota_charge(va->owner, nb - ca);
+		ffst_quota_charge(vb->owner, na - cb);
+	}
 	ffst_notify(&ffst_table.watches, FLAGSFIRST_EVENT_EXCHANGE, seq,
 		    a->name, a->name_len, b->name, b->name_len);
 	return 0;
