@@ -64,13 +64,18 @@ long ffst_watch_records(void)
 	return atomic_long_read(&ffst_nr_records);
 }
 
-/* A zeroed record of @size bytes (header, names and padding). */
+/*
+ * A zeroed record of @size bytes (header, names and padding).  As inotify
+ * does for its listener's events: __GFP_RETRY_MAYFAIL, so that a writer's
+ * change never makes the OOM killer run in the watcher's memory cgroup;
+ * a watcher whose cgroup is full gets an OVERFLOW record instead.
+ */
 static struct ffst_event *ffst_event_alloc(u32 size)
 {
 	struct ffst_event *ev;
 
 	ev = kzalloc(offsetof(struct ffst_event, hdr) + size,
-		     GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+		     GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | __GFP_NOWARN);
 	if (ev) {
 		ev->hdr.size = size;
 		ev->hdr.hdr_size = sizeof(ev->hdr);
