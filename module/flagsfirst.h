@@ -22,6 +22,12 @@ struct ffst_value {
 	u32 attrs;			/* FLAGSFIRST_ATTR_* */
 	u32 len;
 	/*
+	 * What the home's allocations take, with the allocators' rounding,
+	 * worked out once when it is allocated: the byte limits charge it on
+	 * every change, and SET, RENAME and EXCHANGE are fast paths.
+	 */
+	u32 home_mem;
+	/*
 	 * After the home's name, or, for a value that would make one kmalloc()
 	 * round up by more than a page, pages of its own (vmalloc).
 	 */

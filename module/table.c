@@ -112,24 +112,27 @@ static size_t ffst_entry_size(u32 name_len, u32 value_len)
 }
 
 /*
- * Whether a value of @value_len bytes gets pages of its own: when one
- * kmalloc() of entry and value would round up by more than a page (a
- * 64 KiB value would take 128 KiB), so that no allocation is more than a
- * page bigger than what it holds.
+ * What an entry with a name of @name_len bytes and a value of @value_len
+ * takes, with the allocators' rounding; *@apart says whether the value
+ * gets pages of its own: when one kmalloc() of entry and value would round
+ * up by more than a page (a 64 KiB value would take 128 KiB), so that no
+ * allocation is more than a page bigger than what it holds.
  */
-static bool ffst_value_apart(u32 name_len, u32 value_len)
+static size_t ffst_alloc_mem(u32 name_len, u32 value_len, bool *apart)
 {
-	return kmalloc_size_roundup(ffst_entry_size(name_len, value_len)) >
-	       (size_t)value_len + PAGE_SIZE;
+	size_t mem = kmalloc_size_roundup(ffst_entry_size(name_len, value_len));
+
+	*apart = mem > (size_t)value_len + PAGE_SIZE;
+	if (*apart)
+		mem = kmalloc_size_roundup(ffst_entry_size(name_len, 0)) +
+		      PAGE_ALIGN(value_len);
+	return mem;
 }
 
-/* What @e's own allocations take, with the allocators' rounding. */
+/* Worked out once, at allocation (struct ffst_value's @home_mem). */
 static size_t ffst_entry_mem(const struct ffst_entry *e)
 {
-	if (is_vmalloc_addr(e->own.data))
-		return kmalloc_size_roundup(ffst_entry_size(e->name_len, 0)) +
-		       PAGE_ALIGN(e->own.len);
-	return kmalloc_size_roundup(ffst_entry_size(e->name_len, e->own.len));
+	return e->own.home_mem;
 }
 
 /*
@@ -155,9 +158,11 @@ static size_t ffst_entry_charge(const struct ffst_entry *e,
 struct ffst_entry *ffst_entry_alloc(const char *name, u32 name_len,
 				    u32 value_len)
 {
-	bool apart = ffst_value_apart(name_len, value_len);
 	struct ffst_entry *e;
+	size_t mem;
+	bool apart;
 
+	mem = ffst_alloc_mem(name_len, value_len, &apart);
 	e = kmalloc(ffst_entry_size(name_len, apart ? 0 : value_len),
 		    GFP_KERNEL_ACCOUNT);
 	if (!e)
@@ -176,11 +181,12 @@ struct ffst_entry *ffst_entry_alloc(const char *name, u32 name_len,
 	e->own.owner = GLOBAL_ROOT_UID;
 	e->own.attrs = 0;
 	e->own.len = value_len;
+	e->own.home_mem = mem;
 	RCU_INIT_POINTER(e->val, &e->own);
 	e->name_len = name_len;
 	memcpy(e->name, name, name_len);
 	e->name[name_len] = '\0';
-	atomic_long_add(ffst_entry_mem(e), &ffst_table.nr_mem);
+	atomic_long_add(mem, &ffst_table.nr_mem);
 	return e;
 }
 
@@ -381,11 +387,9 @@ static void ffst_quota_release(struct ffst_quota *q)
 	kfree(q);
 }
 
-/* Moves @delta bytes of charge onto (or, negative, off) @uid. */
-static void ffst_quota_charge(kuid_t uid, ssize_t delta)
+/* Moves @delta bytes of charge onto (or, negative, off) @q's uid. */
+static void ffst_quota_charge(struct ffst_quota *q, ssize_t delta)
 {
-	struct ffst_quota *q = ffst_quota_find(uid);
-
 	if (WARN_ON_ONCE(!q))
 		return;
 	q->bytes += delta;
@@ -393,20 +397,18 @@ static void ffst_quota_charge(kuid_t uid, ssize_t delta)
 }
 
 /*
- * Rule 7 for a change that adds @table bytes to the table and @mine to
- * @uid's share (either may be negative: shrinking is always allowed).
+ * Rule 7 for a change that adds @table bytes to the table and @mine to the
+ * share of @q's uid (either may be negative: shrinking is always allowed).
+ * @q is NULL for a uid that has nothing here yet.
  */
-static int ffst_bytes_check(ssize_t table, kuid_t uid, ssize_t mine)
+static int ffst_bytes_check(ssize_t table, const struct ffst_quota *q,
+			    ssize_t mine)
 {
-	struct ffst_quota *q;
-
 	if (table > 0 &&
 	    ffst_table.nr_bytes + table > READ_ONCE(ffst_max_bytes))
 		return -ENOSPC;
-	if (mine <= 0)
-		return 0;
-	q = ffst_quota_find(uid);
-	if ((q ? q->bytes : 0) + mine > READ_ONCE(ffst_max_bytes_per_uid) &&
+	if (mine > 0 &&
+	    (q ? q->bytes : 0) + mine > READ_ONCE(ffst_max_bytes_per_uid) &&
 	    !capable(CAP_SYS_RESOURCE))
 		return -EDQUOT;
 	return 0;
@@ -438,10 +440,10 @@ static int ffst_insert_locked(struct ffst_entry *new)
 
 	if (ffst_table.nr_entries >= READ_ONCE(ffst_max_entries))
 		return -ENOSPC;
-	err = ffst_bytes_check(charge, uid, charge);
+	q = ffst_quota_find(uid);
+	err = ffst_bytes_check(charge, q, charge);
 	if (err)
 		return err;
-	q = ffst_quota_find(uid);
 	/* No entry yet is 0 entries: max_entries_per_uid=0 allows none. */
 	if ((q ? q->entries : 0) >= READ_ONCE(ffst_max_entries_per_uid) &&
 	    !capable(CAP_SYS_RESOURCE))
@@ -478,6 +480,7 @@ int ffst_table_set(struct ffst_entry *new, u64 flags, u64 expect_seq)
 {
 	struct ffst_entry *old;
 	struct ffst_value *oldval;
+	struct ffst_quota *q;
 	ssize_t delta;
 	int err;
 
@@ -511,14 +514,15 @@ int ffst_table_set(struct ffst_entry *new, u64 flags, u64 expect_seq)
 	new->own.owner = oldval->owner;
 	delta = ffst_entry_charge(new, &new->own) -
 		ffst_entry_charge(old, oldval);
-	err = ffst_bytes_check(delta, oldval->owner, delta);
+	q = ffst_quota_find(oldval->owner);
+	err = ffst_bytes_check(delta, q, delta);
 	if (err)
 		goto out_unlock;
 	new->seq = ++ffst_table.seq;
 	ffst_replace_locked(old, new);
 	list_replace(&old->list, &new->list);
 	ffst_table.nr_bytes += delta;
-	ffst_quota_charge(oldval->owner, delta);
+	ffst_quota_charge(q, delta);
 	ffst_notify(&ffst_table.watches, FLAGSFIRST_EVENT_SET, new->seq,
 		    new->name, new->name_len, NULL, 0);
 	mutex_unlock(&ffst_table.lock);
@@ -646,17 +650,19 @@ static int ffst_exchange_locked(struct ffst_entry *a, struct ffst_entry *b)
 	ssize_t ca = ma + (ha != a ? mha : 0), cb = mb + (hb != b ? mhb : 0);
 	ssize_t na = ma + (hb != a ? mhb : 0), nb = mb + (ha != b ? mha : 0);
 	ssize_t delta = na + nb - ca - cb;
+	struct ffst_quota *qa = ffst_quota_find(va->owner), *qb = qa;
 	bool same = uid_eq(va->owner, vb->owner);
 	u64 seq;
 	int err;
 
 	/* @va's owner pays for @b now, @vb's for @a */
 	if (same) {
-		err = ffst_bytes_check(delta, va->owner, delta);
+		err = ffst_bytes_check(delta, qa, delta);
 	} else {
-		err = ffst_bytes_check(delta, va->owner, nb - ca);
+		qb = ffst_quota_find(vb->owner);
+		err = ffst_bytes_check(delta, qa, nb - ca);
 		if (!err)
-			err = ffst_bytes_check(0, vb->owner, na - cb);
+			err = ffst_bytes_check(0, qb, na - cb);
 	}
 	if (err)
 		return err;
@@ -668,10 +674,13 @@ static int ffst_exchange_locked(struct ffst_entry *a, struct ffst_entry *b)
 	WRITE_ONCE(a->seq, seq);
 	WRITE_ONCE(b->seq, seq);
 	write_seqcount_end(&ffst_table.seqc);
-	if (delta || !same) {
-		ffst_table.nr_bytes += delta;
-		ffst_quota_charge(va->owner, nb - ca);
-		ffst_quota_charge(vb->owner, na - cb);
+	ffst_table.nr_bytes += delta;
+	if (same) {
+		if (delta)
+			ffst_quota_charge(qa, delta);
+	} else {
+		ffst_quota_charge(qa, nb - ca);
+		ffst_quota_charge(qb, na - cb);
 	}
 	ffst_notify(&ffst_table.watches, FLAGSFIRST_EVENT_EXCHANGE, seq,
 		    a->name, a->name_len, b->name, b->name_len);
@@ -689,6 +698,7 @@ static int ffst_move_locked(struct ffst_entry *old, struct ffst_entry *target,
 	struct ffst_value *val = ffst_val(old), *targetval = NULL;
 	ssize_t move, table, mine, charge_target = 0;
 	struct ffst_entry *new;
+	struct ffst_quota *q;
 	int err = 0;
 
 	new = ffst_entry_adopt(newname, newlen, val);
@@ -704,7 +714,8 @@ static int ffst_move_locked(struct ffst_entry *old, struct ffst_entry *target,
 		if (uid_eq(targetval->owner, val->owner))
 			mine -= charge_target;
 	}
-	err = ffst_bytes_check(table, val->owner, mine);
+	q = ffst_quota_find(val->owner);
+	err = ffst_bytes_check(table, q, mine);
 	if (err)
 		goto err_free_new;
 	new->seq = ffst_table.seq + 1;
@@ -726,7 +737,7 @@ static int ffst_move_locked(struct ffst_entry *old, struct ffst_entry *target,
 	ffst_table.seq++;
 	list_replace(&old->list, &new->list);
 	ffst_table.nr_bytes += move;
-	ffst_quota_charge(val->owner, move);
+	ffst_quota_charge(q, move);
 	if (target) {
 		list_del(&target->list);
 		ffst_account_remove(target, targetval);
