@@ -1394,21 +1394,42 @@ TEST(get_with_a_zero_length_buffer_reports_the_size_only)
 	close(fd);
 }
 
-TEST(get_with_a_short_buffer_fails_with_ERANGE_and_reports_the_size)
+/*
+ * ERANGE still answers every output field, as a successful GET would: a
+ * caller learns the size, the seq (for a SET(IF_SEQ) to follow) and the
+ * owner in one call.  The fields are poisoned first, so a field left
+ * unwritten is seen.
+ */
+TEST(get_with_a_short_buffer_fails_with_ERANGE_and_reports_every_field)
 {
-	struct flagsfirst_get g = { 0 };
-	unsigned char value[8];
+	struct flagsfirst_get want = { 0 }, g;
+	unsigned char value[16];
 	char name[64];
 	int fd = open_dev();
 
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, set(fd, fresh(name, "g"), "twelve bytes", 0));
+	/* a second SET, so that the seq is not the first one handed out */
+	ASSERT_EQ(0, set(fd, name, "twelve bytes", 0));
+	want.name = ptr(name);
+	want.value = ptr(value);
+	want.value_len = sizeof(value);
+	ASSERT_EQ(0, ffst(fd, FLAGSFIRST_IOC_GET, &want));
+	ASSERT_NE(0, want.seq);
+
+	memset(&g, POISON, sizeof(g));
 	memset(value, POISON, sizeof(value));
+	g.flags = 0;
 	g.name = ptr(name);
 	g.value = ptr(value);
 	g.value_len = 11;
+	g.__reserved = 0;
 	EXPECT_EQ(-ERANGE, ffst(fd, FLAGSFIRST_IOC_GET, &g));
 	EXPECT_EQ(12, g.value_len);
+	EXPECT_EQ(want.seq, g.seq);
+	EXPECT_EQ(want.attrs, g.attrs);
+	EXPECT_EQ(getuid(), g.owner_uid);
+	EXPECT_EQ(0, g.__reserved);
 	EXPECT_EQ(POISON, value[0]) TH_LOG("the buffer is left alone");
 	close(fd);
 }
