@@ -12,6 +12,8 @@
 #   make install    module (modules_install), header, client, man pages;
 #                   DESTDIR and PREFIX (default /usr/local) as usual
 #   make demo       boot 6.1 (or KERNEL=...) in QEMU and take the guided tour
+#   make mutate     break each rule of the module on purpose (tests/mutate/
+#                   mutants) and require the suite to notice every time
 #
 # check and demo install what they need (apt) and cache kernels under
 # ~/.cache/flagsfirst; KERNELS="6.1" narrows check to one kernel.
@@ -51,6 +53,14 @@ bench:
 
 demo:
 	tests/vm/run.sh demo
+
+# Every mutant of tests/mutate/mutants must be killed (MUTANTS="a b" for
+# some; MUTATE_SAMPLE=1 for the sample .ci/run takes)
+mutate:
+	MUTANTS="$(if $(MUTATE_SAMPLE),$(shell grep -v "^#" tests/mutate/sample),$(MUTANTS))" tests/vm/run.sh mutate
+
+mutate-sample:
+	$(MAKE) mutate MUTATE_SAMPLE=1
 
 # checkpatch --strict runs on module/ and uapi/ with nothing ignored.  On
 # userspace/ and tests/ it ignores the rules that are kernel-only: the
@@ -94,4 +104,4 @@ clean:
 		module/.*.cmd module/modules.order .*.cmd Module.symvers \
 		modules.order
 
-.PHONY: all module userspace tests check check-debug bench demo lint install uninstall clean
+.PHONY: all module userspace tests check check-debug bench demo mutate mutate-sample lint install uninstall clean

@@ -15,6 +15,9 @@
 #   run.sh bench   the benchmark on every kernel in $KERNELS, as a table
 #   run.sh demo    the guided tour on $KERNEL (default 6.1; or the first
 #                  of $KERNELS)
+#   run.sh mutate  each mutant of tests/mutate/mutants (or those named in
+#                  $MUTANTS) built and run in its cells on $MUTATE_KERNEL
+#                  (default 6.1): a table and "killed K/N"
 #
 # A run fails on a failed test, a guest that never finishes (timeout, panic),
 # or a WARN/BUG/Oops/KASAN/lockdep/UBSAN/kmemleak report in the guest's log.
@@ -40,7 +43,9 @@ debug)	KERNELS=${DEBUG_KERNELS:-debug rt}
 	APPEND="ffioctls=$FUZZ_IOCTLS ffcycles=$CYCLES" ;;
 bench)	KERNELS=${KERNELS:-6.1 6.12 6.12-rt newest} ;;
 demo)	KERNELS=${KERNEL:-${KERNELS:-6.1}}; KERNELS=${KERNELS%% *} ;;
-*)	echo "usage: run.sh check|debug|bench|demo" >&2; exit 2 ;;
+mutate)	KERNELS=${MUTATE_KERNEL:-6.1}
+	MUTANTS_FILE=${MUTANTS_FILE:-$top/tests/mutate/mutants} ;;
+*)	echo "usage: run.sh check|debug|bench|demo|mutate" >&2; exit 2 ;;
 esac
 
 # What the guest's kernel log must never show: WARN, BUG, Oops, KASAN,
@@ -55,12 +60,13 @@ ksft=$("$fetch" source)/tools/testing/selftests
 make -s -C "$top" userspace tests KSFT_DIR="$ksft"
 
 # Builds the module against @kdir, inside the chroot @root unless it is
-# "-" (sid's kernels: their compiler and kbuild tools are sid's).
+# "-" (sid's kernels: their compiler and kbuild tools are sid's), from the
+# tree @from (default: this one; make mutate passes a mutant's copy).
 build_module() {	# kver kdir root -> path of the .ko
-	local src=$BUILD/$1/src kunit= in
+	local src=$BUILD/$1/src kunit= in from=${4:-$top}
 	rm -rf "$src"
 	mkdir -p "$src"
-	cp -r "$top/Kbuild" "$top/module" "$top/uapi" "$src/"
+	cp -r "$from/Kbuild" "$from/module" "$from/uapi" "$src/"
 	# The KUnit suite is its own module, for the debug kernels only.
 	[ "$mode" = debug ] && kunit=CONFIG_FLAGSFIRST_KUNIT_TEST=m
 	if [ "$3" = - ]; then
@@ -286,26 +292,145 @@ check_kernel() {	# kver log
 		done
 	done
 
+	check_loading "$1" "$log" "1 0"
+	check_guest "$1" "$log"
+}
+
+# What guest-check.sh says of loading and unloading the module, for the
+# ABIs in @abis.
+check_loading() {	# kver log abis
+	local line abi
 	# Rejected by the module itself, not for some other reason
 	# (tests/vm/guest-check.sh looks for the module's own message).
-	if grep -q '^=== flagsfirst: check abi_version=2 rejected ===' "$log"; then
+	if grep -q '^=== flagsfirst: check abi_version=2 rejected ===' "$2"; then
 		record ok
 	else
 		record fail "$1: insmod abi_version=2 was not rejected by the module:"
-		grep -A 3 '^=== flagsfirst: check abi_version=2' "$log" | sed 's/^/#   /'
+		grep -A 3 '^=== flagsfirst: check abi_version=2' "$2" | sed 's/^/#   /'
+	fi
+	# With no parameter, the latest ABI (uapi header: ABI 1).
+	if grep -q '^=== flagsfirst: check default abi_version=1 ===$' "$2"; then
+		record ok
+	else
+		record fail "$1: loaded with no parameter, the module is not ABI 1:"
+		grep '^=== flagsfirst: check default\|^=== flagsfirst: check insmod with no' "$2" | sed 's/^/#   /'
 	fi
 	# "=== flagsfirst: check insmod abi_version=0 failed ===" and the like
 	while read -r line; do
 		record fail "$1: ${line#=== flagsfirst: }"
-	done < <(grep -E '^=== flagsfirst: check .* failed ===$' "$log" || true)
-	for abi in 1 0; do
-		if grep -q "^=== flagsfirst: check rmmod abi_version=$abi ok ===" "$log"; then
+	done < <(grep -E '^=== flagsfirst: check .* failed ===$' "$2" || true)
+	for abi in $3; do
+		if grep -q "^=== flagsfirst: check rmmod abi_version=$abi ok ===" "$2"; then
 			record ok
 		else
 			record fail "$1: rmmod after the abi_version=$abi runs"
 		fi
 	done
-	check_guest "$1" "$log"
+}
+
+# One mutant (or "baseline", the module as it is) built from a copy of the
+# tree and run in @cells; the judgement goes to $BUILD/mutants/NAME.judge,
+# whose last line is "failed=N".  Leaves the verdict in $verdict:
+# killed, survived, or an error (the mutant does not apply or build).
+run_mutant() {	# kver vmlinuz kdir root name cells heavy
+	local src=$BUILD/mutants/$5 log=$BUILD/mutants/$5.console.log ko initrd
+	rm -rf "$src"
+	mkdir -p "$src"
+	cp -r "$top/Kbuild" "$top/module" "$top/uapi" "$src/"
+	if [ "$5" != baseline ] &&
+	   ! "$top/tests/mutate/mutants.pl" apply "$MUTANTS_FILE" "$5" "$src" 2>"$src.err"; then
+		verdict="does not apply: $(cat "$src.err")"
+		return
+	fi
+	if ! ko=$(build_module "$1/mutant" "$3" "$4" "$src" 2>"$src.err"); then
+		verdict="does not build: $(grep -m 1 'error' "$src.err")"
+		return
+	fi
+	initrd=$(build_initramfs "$1/mutant" "$ko")
+	APPEND="ffcells=$6 ffheavy=$7"
+	step "mutant $5: booting, cells $6$([ "$7" = 1 ] && echo ', with the long tests')"
+	boot "$2" "$initrd" check "$log" >/dev/null 2>&1 || true
+	(
+		failed=0
+		log=$(clean_log "$log")
+		for label in $(sed -n 's/^=== flagsfirst: run \(.*\) ===$/\1/p' "$log"); do
+			count_run "$1" "$log" "$label"
+		done
+		for cell in ${6//,/ }; do
+			for who in root uid65534; do
+				grep -q "^=== flagsfirst: exit $cell.$who " "$log" ||
+					record fail "$1: the suite never ran as $cell.$who"
+			done
+		done
+		check_loading "$1" "$log" "$(echo "$6" | grep -o 'abi[01]' | sort -u | tr -d abi | tr '\n' ' ')"
+		check_guest "$1" "$log"
+		echo "failed=$failed"
+	) >"$BUILD/mutants/$5.judge"
+	if [ "$(tail -n 1 "$BUILD/mutants/$5.judge")" = failed=0 ]; then
+		verdict=survived
+	else
+		verdict=killed
+	fi
+}
+
+# What killed a mutant, in a few words: the failing tests' names, else the
+# runner's own findings.
+killers_of() {	# name
+	local j=$BUILD/mutants/$1.judge t
+	t=$(grep -E '^not ok [0-9]+ ' "$j" | sed -E 's/^not ok [0-9]+ //; s/ #.*//' | sort -u)
+	[ -n "$t" ] || t=$(grep '^not ok - ' "$j" | grep -vE ': [0-9]+ failed$' |
+		sed -E 's/^not ok - [^:]*: //' | sort -u)
+	if [ "$(echo "$t" | wc -l)" -gt 2 ]; then
+		echo "$(echo "$t" | head -n 2 | paste -sd ' ') (+$(( $(echo "$t" | wc -l) - 2 )) more)"
+	else
+		echo "$t" | paste -sd ' '
+	fi
+}
+
+mutate_all() {	# kver vmlinuz kdir root
+	local list name cells heavy what union heavy_any n=0 k=0
+	if ! list=$("$top/tests/mutate/mutants.pl" list "$MUTANTS_FILE"); then
+		record fail "$MUTANTS_FILE cannot be read"
+		return
+	fi
+	if [ -n "${MUTANTS:-}" ]; then
+		list=$(echo "$list" | awk -F '\t' -v want=" $MUTANTS " 'index(want, " " $1 " ")')
+		for name in $MUTANTS; do
+			echo "$list" | cut -f 1 | grep -qx -- "$name" ||
+				record fail "MUTANTS names $name, which tests/mutate/mutants lacks"
+		done
+	fi
+	mkdir -p "$BUILD/mutants"
+	# The module as it is must pass in every cell the mutants use, or a
+	# kill says nothing.
+	union=$(echo "$list" | cut -f 2 | tr ',' '\n' | sort -u | paste -sd ,)
+	heavy_any=$(echo "$list" | cut -f 3 | sort -u | tail -n 1)
+	run_mutant "$@" baseline "$union" "$heavy_any"
+	if [ "$verdict" = survived ]; then
+		record ok
+		echo "# the module as it is passes in $union"
+	else
+		record fail "the module as it is does not pass in $union ($verdict): $(killers_of baseline)"
+		grep '^not ok' "$BUILD/mutants/baseline.judge" | head -n 20 | sed 's/^/#   /'
+		return
+	fi
+	printf '%-44s %-8s %s\n' mutant verdict "what it breaks / killed by" >"$BUILD/mutants/table"
+	while IFS=$'\t' read -r name cells heavy what; do
+		n=$((n + 1))
+		run_mutant "$@" "$name" "$cells" "$heavy"
+		if [ "$verdict" = killed ]; then
+			k=$((k + 1))
+			record ok
+			printf '%-44s %-8s %s\n%-53s by: %s\n' "$name" killed "$what" "" \
+				"$(killers_of "$name")" | tee -a "$BUILD/mutants/table"
+		else
+			printf '%-44s %-8s %s\n' "$name" "${verdict%%:*}" "$what" |
+				tee -a "$BUILD/mutants/table"
+			record fail "mutant $name: $verdict"
+		fi
+	done <<<"$list"
+	echo "killed $k/$n"
+	summary+=("$1: make mutate killed $k/$n mutants ($(date -u +%F))")
 }
 
 # A figure the README quotes must be there and reach @min, not just print.
@@ -391,6 +516,10 @@ for series in $KERNELS; do
 		[ "$series" = newest ] && step "newest is $kver" ;;
 	esac
 	[ -n "${kver:-}" ] || { record fail "$series: no kernel (see the messages above)"; continue; }
+	if [ "$mode" = mutate ]; then
+		mutate_all "$kver" "$vmlinuz" "$kdir" "$root"
+		continue
+	fi
 	step "building the module against $kver"
 	if ! ko=$(build_module "$kver" "$kdir" "$root"); then
 		record fail "$kver: building the module failed (make: above)"
