@@ -12,6 +12,8 @@
 #   make install    module (modules_install), header, client, man pages;
 #                   DESTDIR and PREFIX (default /usr/local) as usual
 #   make demo       boot 6.1 (or KERNEL=...) in QEMU and take the guided tour
+#   make survey     flagsfirst survey (the kernel's own calls, probed with an
+#                   unknown bit) on every kernel of the matrix, side by side
 #   make mutate     break each rule of the module on purpose (tests/mutate/
 #                   mutants) and require the suite to notice every time
 #
@@ -54,6 +56,10 @@ bench:
 demo:
 	tests/vm/run.sh demo
 
+# flagsfirst survey on every kernel of the matrix, side by side
+survey:
+	tests/vm/run.sh survey
+
 # Every mutant of tests/mutate/mutants must be killed (MUTANTS="a b" for
 # some; MUTATE_SAMPLE=1 for the sample .ci/run takes)
 mutate:
@@ -67,10 +73,11 @@ mutate-sample:
 # kernel's own types (u64, not uint64_t), BIT(), strscpy() and __aligned(),
 # the printk rules on messages (function names in them, strings split to
 # fit), names that C and libc give in CamelCase (PRIu64, _Static_assert),
-# argument reuse in sizeof/offsetof macros; in tests/ also kselftest's
+# argument reuse in sizeof/offsetof macros, ENOSYS (userspace/survey.c
+# reads it as the kernel's answer for a call it lacks); in tests/ also kselftest's
 # macro idioms (FIXTURE_VARIANT(op) used as a type, multi-statement TEST
 # macros).
-CHECKPATCH_USER_IGNORE := PREFER_KERNEL_TYPES,BIT_MACRO,STRCPY,EMBEDDED_FUNCTION_NAME,PREFER_DEFINED_ATTRIBUTE_MACRO,CAMELCASE,SPLIT_STRING,MACRO_ARG_REUSE
+CHECKPATCH_USER_IGNORE := PREFER_KERNEL_TYPES,BIT_MACRO,STRCPY,EMBEDDED_FUNCTION_NAME,PREFER_DEFINED_ATTRIBUTE_MACRO,CAMELCASE,SPLIT_STRING,MACRO_ARG_REUSE,ENOSYS
 CHECKPATCH_TEST_IGNORE := $(CHECKPATCH_USER_IGNORE),COMPLEX_MACRO,SPACING
 
 lint:
@@ -104,4 +111,4 @@ clean:
 		module/.*.cmd module/modules.order .*.cmd Module.symvers \
 		modules.order
 
-.PHONY: all module userspace tests check check-debug bench demo mutate mutate-sample lint install uninstall clean
+.PHONY: all module userspace tests check check-debug bench demo survey mutate mutate-sample lint install uninstall clean

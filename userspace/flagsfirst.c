@@ -17,6 +17,8 @@
 
 #include <linux/flagsfirst.h>
 
+#include "survey.h"
+
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define RAW_MAX 16384	/* _IOC_SIZE can say at most 16383 */
 
@@ -201,6 +203,7 @@ static int usage(void)
 	      "       flagsfirst rename-legacy OLD NEW\n"
 	      "       flagsfirst watch [--mask set,delete,rename,exchange] [--count N]\n"
 	      "       flagsfirst probe\n"
+	      "       flagsfirst survey [--tsv]\n"
 	      "       flagsfirst raw set|get|delete|rename|watch --size N --flags X\n"
 	      "                  [--tail-byte B] [--reserved X] [--name S]\n"
 	      "                  [--newname S] [--value S] [--mask X]\n"
@@ -706,6 +709,9 @@ int main(int argc, char **argv)
 	if (argc < 2)
 		return usage();
 	cmd = argv[1];
+	/* The kernel's own system calls: no device needed */
+	if (!strcmp(cmd, "survey"))
+		return cmd_survey(argc - 2, argv + 2);
 	fd = open_dev();
 	if (fd < 0)
 		return 1;

@@ -112,7 +112,7 @@ check "userspace and tests build with -Wall -Wextra -Werror (-m64, -m32)" bash -
 check "cppcheck: userspace/, tests/" \
 	cppcheck --quiet --error-exitcode=1 --std=c11 --enable=warning,portability,performance \
 		--inline-suppr --suppress=missingIncludeSystem -Iuapi \
-		-D__x86_64__ -D__linux__ userspace/flagsfirst.c tests/flagsfirst_torture.c \
+		-D__x86_64__ -D__linux__ userspace/flagsfirst.c userspace/survey.c tests/flagsfirst_torture.c \
 		tests/flagsfirst_bench.c
 
 # Man pages: lint clean, render, and name every flag and errno of the header.
