@@ -24,38 +24,79 @@ nobody() {
 	su -s /bin/sh -c "$*" nobody 2>&1 | sed 's/^/    /'
 }
 
+# shows TEXT COMMAND...: a step whose output must show TEXT (an errno's
+# name, "-> ok"), or the lesson no longer shows what its caption says.
+# Each step is counted; the last line gives the tally, which make demo
+# and make check require to have no wrong step.
+steps=0
+wrong=0
+shows() {
+	want=$1
+	shift
+	printf '$'
+	printf ' %s' "$@"
+	printf '\n'
+	out=$("$@" 2>&1)
+	printf '%s\n' "$out" | sed 's/^/    /'
+	steps=$((steps + 1))
+	case $out in
+	*"$want"*) ;;
+	*)	wrong=$((wrong + 1))
+		echo "=== flagsfirst: tour step shows no '$want': $* ===" ;;
+	esac
+}
+
+nobody_shows() {
+	want=$1
+	shift
+	printf '$ (as uid 65534) %s\n' "$*"
+	out=$(su -s /bin/sh -c "$*" nobody 2>&1)
+	printf '%s\n' "$out" | sed 's/^/    /'
+	steps=$((steps + 1))
+	case $out in
+	*"$want"*) ;;
+	*)	wrong=$((wrong + 1))
+		echo "=== flagsfirst: tour step shows no '$want': (as uid 65534) $* ===" ;;
+	esac
+}
+
 lesson "1. Flags from day one" \
 	"rename() had no flags, so renameat2() had to come; dup2/dup3, pipe/pipe2," \
 	"epoll_create/epoll_create1 and eventfd/eventfd2 tell the same story." \
 	"Every flagsfirst op has a flags field, even GET, which has no flag yet" \
 	"(process_vm_readv did the same in 3.2)."
 run flagsfirst set colour blue
-run flagsfirst set colour red --noreplace
-run flagsfirst set shade green --replace
+shows EEXIST flagsfirst set colour red --noreplace
+shows ENOENT flagsfirst set shade green --replace
 run flagsfirst set colour red --replace
 run flagsfirst get colour
 
 lesson "2. Unknown bits are rejected, never ignored" \
 	"open(2) silently drops flags it does not know, so callers cannot tell" \
 	"whether a new flag works.  Here, any bit the kernel does not know is EINVAL."
-run flagsfirst raw set --size 32 --flags 0x100 --name colour --value x
-run flagsfirst raw get --size 48 --flags 0x1 --name colour
+shows EINVAL flagsfirst raw set --size 32 --flags 0x100 --name colour --value x
+shows EINVAL flagsfirst raw get --size 48 --flags 0x1 --name colour
 run flagsfirst get colour
 
 lesson "3. Conflicting flags are an error" \
 	"Like renameat2(RENAME_NOREPLACE | RENAME_EXCHANGE): EINVAL, nothing done."
-run flagsfirst set colour green --noreplace --replace
-run flagsfirst rename colour shade --noreplace --exchange
+shows EINVAL flagsfirst set colour green --noreplace --replace
+shows EINVAL flagsfirst rename colour shade --noreplace --exchange
 
+# The sizes come from the running module (CHECK_FIELDS, through probe),
+# so that the lesson holds after the next ABI grows a struct.
+ksize=$(flagsfirst probe | awk '$1 == "set" { print $2 }')
 lesson "4. Structs are versioned by their size" \
 	"The size travels in the ioctl number, as in DRM; the kernel copies it" \
 	"like copy_struct_from_user() (openat2, clone3): a smaller struct is" \
-	"zero-extended, a bigger one accepted only if its tail is zero."
-run flagsfirst raw set --size 31 --flags 0 --name sized --value v
-run flagsfirst raw set --size 32 --flags 0 --name sized --value v
-run flagsfirst raw set --size 40 --flags 0 --tail-byte 0 --name sized --value v
-run flagsfirst raw set --size 40 --flags 0 --tail-byte 1 --name sized --value v
-run flagsfirst raw set --size 4097 --flags 0 --name sized --value v
+	"zero-extended, a bigger one accepted only if its tail is zero.  This" \
+	"module's SET struct is $ksize bytes (CHECK_FIELDS says so); the first" \
+	"release's was 32 (FLAGSFIRST_SET_SIZE_VER0), and less is EINVAL."
+shows EINVAL flagsfirst raw set --size 31 --flags 0 --name sized --value v
+shows "-> ok" flagsfirst raw set --size 32 --flags 0 --name sized --value v
+shows "-> ok" flagsfirst raw set --size $((ksize + 8)) --flags 0 --tail-byte 0 --name sized --value v
+shows E2BIG flagsfirst raw set --size $((ksize + 8)) --flags 0 --tail-byte 1 --name sized --value v
+shows E2BIG flagsfirst raw set --size 4097 --flags 0 --name sized --value v
 
 lesson "5. Ask the kernel what it supports: CHECK_FIELDS" \
 	"With flags = CHECK_FIELDS an op does nothing but report its valid flags," \
@@ -67,8 +108,8 @@ lesson "6. Explicit intent: DELETE_ALL" \
 	"AT_EMPTY_PATH: an empty path means \"this fd\" only with the flag, so an" \
 	"empty string by accident is not a disaster.  An empty name is ENOENT;" \
 	"deleting everything takes the flag and the empty name together."
-run flagsfirst raw delete --size 16 --flags 0 --name ""
-run flagsfirst raw delete --size 16 --flags 1 --name colour
+shows ENOENT flagsfirst raw delete --size 16 --flags 0 --name ""
+shows EINVAL flagsfirst raw delete --size 16 --flags 1 --name colour
 run flagsfirst set a 1
 run flagsfirst set b 2
 run flagsfirst delete --all
@@ -77,10 +118,10 @@ lesson "7. Validity before permission" \
 	"An unprivileged caller probing a flag learns whether it exists (EINVAL)," \
 	"not whether it may use it (EPERM)."
 run flagsfirst set locked "root's" --immutable
-nobody flagsfirst raw set --size 32 --flags 0x10 --name locked --value x
-nobody flagsfirst set locked mine
-nobody flagsfirst set mine v --immutable
-run flagsfirst set locked changed
+nobody_shows EINVAL flagsfirst raw set --size 32 --flags 0x10 --name locked --value x
+nobody_shows EPERM flagsfirst set locked mine
+nobody_shows EPERM flagsfirst set mine v --immutable
+shows EPERM flagsfirst set locked changed
 
 lesson "8. The flags-less legacy op" \
 	"RENAME_LEGACY is rename(2) as it was: no flags, a fixed size.  It cannot" \
@@ -96,7 +137,7 @@ run flagsfirst get report
 printf '  (the same race, with the flag)\n'
 run flagsfirst set draft "my work"
 run flagsfirst set report "their work"
-run flagsfirst rename draft report --noreplace
+shows EEXIST flagsfirst rename draft report --noreplace
 run flagsfirst get report
 
 lesson "9. An fd-creating op takes its own CLOEXEC from day one" \
@@ -128,7 +169,7 @@ run flagsfirst set counter 1
 run flagsfirst get counter
 seq=$(flagsfirst get counter | sed -n 's/.*seq \([0-9]*\).*/\1/p')
 run flagsfirst set counter 2 --if-seq "$seq"
-run flagsfirst set counter 3 --if-seq "$seq"
+shows ESTALE flagsfirst set counter 3 --if-seq "$seq"
 printf '  The old binary on the new module: its 32-byte struct is zero-extended.\n'
 run flagsfirst-v0 set counter 4
 run flagsfirst-v0 probe
@@ -136,10 +177,33 @@ printf '  The same module loaded as the ABI-0 release behaved (abi_version=0):\n
 run rmmod flagsfirst
 run insmod /flagsfirst.ko abi_version=0
 run flagsfirst probe
-run flagsfirst set counter 5 --if-seq 1
-run flagsfirst raw set --size 40 --flags 0 --name counter --value 6
-run flagsfirst raw set --size 40 --flags 0 --expect-seq 7 --name counter --value 6
+shows EINVAL flagsfirst set counter 5 --if-seq 1
+shows "-> ok" flagsfirst raw set --size 40 --flags 0 --name counter --value 6
+shows E2BIG flagsfirst raw set --size 40 --flags 0 --expect-seq 7 --name counter --value 6
 run flagsfirst-v0 set counter 7
 run flagsfirst get counter
 
+lesson "11. The kernel's own calls, asked live: flagsfirst survey" \
+	"The same lessons in Linux's system calls, probed with one bit no kernel" \
+	"defines: open ignores it, openat2 (5.6) rejects it; mmap ignores it with" \
+	"MAP_SHARED and rejects it with MAP_SHARED_VALIDATE, the 4.15 fix;" \
+	"renameat2 rejects it; syncfs has no flags at all.  (docs/survey.md has" \
+	"every row on every kernel of the matrix: make survey.)"
+printf '$ flagsfirst survey | (the rows above)\n'
+flagsfirst survey | awk 'NR == 1 || $1 ~ /^(open|openat2|mmap-MAP_SHARED|mmap-MAP_SHARED_VALIDATE|renameat2|syncfs)$/' |
+	sed 's/^/    /'
+tsv=$(flagsfirst survey --tsv)
+for row in "open	ignores" "openat2	rejects" "mmap-MAP_SHARED	ignores" \
+	   "mmap-MAP_SHARED_VALIDATE	rejects" "renameat2	rejects" "syncfs	noflags"; do
+	steps=$((steps + 1))
+	case "
+$tsv" in
+	*"
+$row	"*) ;;
+	*)	wrong=$((wrong + 1))
+		echo "=== flagsfirst: tour step shows no '$row': flagsfirst survey ===" ;;
+	esac
+done
+
 printf '\n=== The end ===\n  Every op: a flags field, strict bits, a sized struct, discovery.\n'
+echo "=== flagsfirst: tour: $steps steps, $wrong wrong ==="

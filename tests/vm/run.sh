@@ -15,6 +15,8 @@
 #   run.sh bench   the benchmark on every kernel in $KERNELS, as a table
 #   run.sh demo    the guided tour on $KERNEL (default 6.1; or the first
 #                  of $KERNELS)
+#   run.sh survey  flagsfirst survey on every kernel in $KERNELS, side by
+#                  side (no module needed)
 #   run.sh mutate  each mutant of tests/mutate/mutants (or those named in
 #                  $MUTANTS) built and run in its cells on $MUTATE_KERNEL
 #                  (default 6.1): a table and "killed K/N"
@@ -43,9 +45,10 @@ debug)	KERNELS=${DEBUG_KERNELS:-debug rt}
 	APPEND="ffioctls=$FUZZ_IOCTLS ffcycles=$CYCLES" ;;
 bench)	KERNELS=${KERNELS:-6.1 6.12 6.12-rt newest} ;;
 demo)	KERNELS=${KERNEL:-${KERNELS:-6.1}}; KERNELS=${KERNELS%% *} ;;
+survey)	KERNELS=${KERNELS:-6.1 6.12 6.12-rt newest} ;;
 mutate)	KERNELS=${MUTATE_KERNEL:-6.1}
 	MUTANTS_FILE=${MUTANTS_FILE:-$top/tests/mutate/mutants} ;;
-*)	echo "usage: run.sh check|debug|bench|demo|mutate" >&2; exit 2 ;;
+*)	echo "usage: run.sh check|debug|bench|demo|survey|mutate" >&2; exit 2 ;;
 esac
 
 # What the guest's kernel log must never show: WARN, BUG, Oops, KASAN,
@@ -96,8 +99,8 @@ build_initramfs() {	# kver ko -> path of the cpio
 	cp "$top/tests/vm/init" "$top/tests/vm/guest-lib.sh" "$top/tests/vm/guest-check.sh" \
 	   "$top/tests/vm/guest-debug.sh" "$top/tests/flagsfirst_torture" \
 	   "$top/tests/vm/guest-bench.sh" "$top/tests/flagsfirst_bench" \
-	   "$top/userspace/tour.sh" "$2" "$root/"
-	[ ! -e "${2%/*}/flagsfirst_kunit.ko" ] || cp "${2%/*}/flagsfirst_kunit.ko" "$root/"
+	   "$top/userspace/tour.sh" ${2:+"$2"} "$root/"
+	[ -z "$2" ] || [ ! -e "${2%/*}/flagsfirst_kunit.ko" ] || cp "${2%/*}/flagsfirst_kunit.ko" "$root/"
 	cp "$top/userspace/flagsfirst" "$top/userspace/flagsfirst-v0" "$root/bin/"
 	cp "$top/tests/flagsfirst_test" "$top/tests/flagsfirst_test-m32" \
 	   "$top/tests/flagsfirst_test-v0" "$top/tests/flagsfirst_test-v0-m32" "$root/"
@@ -173,6 +176,7 @@ passed=0
 failed=0
 skipped=0
 summary=()
+surveyed=()
 
 record() {	# ok|fail name
 	if [ "$1" = ok ]; then
@@ -293,7 +297,21 @@ check_kernel() {	# kver log
 	done
 
 	check_loading "$1" "$log" "1 0"
+	check_tour "$1" "$log"
 	check_guest "$1" "$log"
+}
+
+# The tour's own tally (userspace/tour.sh): every step showed what its
+# caption says, and there were steps at all.
+check_tour() {	# kver log
+	local n
+	n=$(sed -n 's/^=== flagsfirst: tour: \([0-9]*\) steps, 0 wrong ===$/\1/p' "$2")
+	if [ -n "$n" ] && [ "$n" -ge 20 ]; then
+		record ok
+	else
+		record fail "$1: the tour: $(grep '^=== flagsfirst: tour' "$2" | tail -n 1)"
+		grep "^=== flagsfirst: tour step" "$2" | sed 's/^/#   /'
+	fi
 }
 
 # What guest-check.sh says of loading and unloading the module, for the
@@ -433,6 +451,46 @@ mutate_all() {	# kver vmlinuz kdir root
 	summary+=("$1: make mutate killed $k/$n mutants ($(date -u +%F))")
 }
 
+# flagsfirst survey on one kernel: no module, the client only.
+survey_kernel() {	# kver vmlinuz
+	local initrd log
+	mkdir -p "$BUILD/survey"
+	initrd=$(build_initramfs "$1" "")
+	boot "$2" "$initrd" survey "$BUILD/$1/console.log" || true
+	log=$(clean_log "$BUILD/$1/console.log")
+	sed -n '/^=== flagsfirst: survey begin/,/^=== flagsfirst: survey end/p' "$log" |
+		grep -v '^=== flagsfirst' >"$BUILD/survey/$1.out"
+	grep -v '^#' "$BUILD/survey/$1.out" >"$BUILD/survey/$1.tsv" || true
+	if grep -q '^=== flagsfirst: survey end 0 ===' "$log" && [ -s "$BUILD/survey/$1.tsv" ]; then
+		record ok
+	else
+		record fail "$1: flagsfirst survey"
+	fi
+	check_guest "$1" "$log"
+	surveyed+=("$1")
+}
+
+# The surveys side by side: one row per probe, "verdict errno" per kernel.
+survey_table() {
+	local k first line name
+	[ "${#surveyed[@]}" -gt 0 ] || return 0
+	first=$BUILD/survey/${surveyed[0]}.tsv
+	line=$(printf '%-26s' call)
+	for k in "${surveyed[@]}"; do
+		line+=$(printf ' %-22s' "$k")
+	done
+	echo "$line"
+	while IFS=$'\t' read -r name _; do
+		line=$(printf '%-26s' "$name")
+		for k in "${surveyed[@]}"; do
+			line+=$(printf ' %-22s' "$(awk -F '\t' -v n="$name" '$1 == n { print $2, $3 }' "$BUILD/survey/$k.tsv")")
+		done
+		echo "$line"
+	done <"$first"
+	echo "# the bit each probe sets, and the lesson (as ${surveyed[0]} printed them):"
+	sed -n 's/^# //p' "$BUILD/survey/${surveyed[0]}.out"
+}
+
 # A figure the README quotes must be there and reach @min, not just print.
 require() {	# kver what value min
 	if [ -n "$3" ] && [ "$3" -ge "$4" ] 2>/dev/null; then
@@ -520,6 +578,10 @@ for series in $KERNELS; do
 		mutate_all "$kver" "$vmlinuz" "$kdir" "$root"
 		continue
 	fi
+	if [ "$mode" = survey ]; then
+		survey_kernel "$kver" "$vmlinuz"
+		continue
+	fi
 	step "building the module against $kver"
 	if ! ko=$(build_module "$kver" "$kdir" "$root"); then
 		record fail "$kver: building the module failed (make: above)"
@@ -536,6 +598,11 @@ for series in $KERNELS; do
 		fi
 		grep -q '^=== flagsfirst: done ===' "$log" ||
 			{ echo "demo: the guest never finished" >&2; exit 1; }
+		if ! grep -q '^=== flagsfirst: tour: [0-9]* steps, 0 wrong ===$' "$log"; then
+			echo "demo: a tour step no longer shows what its caption says:" >&2
+			grep '^=== flagsfirst: tour' "$log" >&2
+			exit 1
+		fi
 		exit 0
 	fi
 	if [ "$mode" = bench ]; then
@@ -559,6 +626,8 @@ for series in $KERNELS; do
 		check_kernel "$kver" "$BUILD/$kver/console.log"
 	fi
 done
+
+[ "$mode" = survey ] && survey_table
 
 echo "# summary"
 for line in "${summary[@]}"; do
