@@ -119,6 +119,12 @@ check "cppcheck: userspace/, tests/" \
 # syzkaller's description (tests/syz) still covers every op, flag and
 # field of the header, and its .const file is what the header gives now.
 check "tests/syz/dev_flagsfirst.txt describes the whole uapi header" tests/syz/check-description.sh
+# ... and syzkaller's own compiler takes it, when a syzkaller is at hand
+if [ -n "${SYZKALLER:-}" ] || ls "$top"/../shared/third_party/syzkaller/syzkaller-*.tar.* >/dev/null 2>&1; then
+	check "syz-sysgen compiles tests/syz/dev_flagsfirst.txt" tests/syz/sysgen.sh
+else
+	echo "# syz-sysgen: no syzkaller snapshot in ../shared and no SYZKALLER: not compiled"
+fi
 
 check "mandoc -T lint: man/" mandoc -T lint -W all man/*
 check "man pages render" bash -c "for p in man/*; do mandoc -T utf8 \$p >/dev/null || echo \$p; done"

@@ -9,6 +9,9 @@
 #                            prints the tree's path
 #   fetch.sh kernel SERIES   newest Debian kernel of SERIES and its headers;
 #                            prints "KVER VMLINUZ KDIR ROOT"
+#   fetch.sh go              Go from bookworm-backports (syzkaller's build
+#                            wants 1.22 or later), unpacked, not installed;
+#                            prints its GOROOT
 #
 # SERIES: 6.1 and 6.12 (bookworm), 6.12-rt (bookworm's PREEMPT_RT kernel),
 # newest (sid's linux-image-amd64).  ROOT is "-", or for newest the sid
@@ -43,7 +46,7 @@ fail() { log "$*"; exit 1; }
 # "apt-get update" once per run, for the system's apt or for sid's
 declare -A apt_updated=()
 apt_update() {
-	local which=${APT_OPTS[*]:+sid}
+	local which=${APT_OPTS[*]:+${APT_SUITE:-sid}}
 	[ -n "${apt_updated[${which:-system}]:-}" ] && return
 	log "apt-get update${which:+ ($which)}"
 	apt-get "${APT_OPTS[@]}" update -q >/dev/null ||
@@ -171,6 +174,36 @@ use_sid() {
 	if [ -z "$(find "$SID/lists" -name '*_Packages*' -mmin -1440 2>/dev/null)" ]; then
 		apt_update
 	fi
+}
+
+# Go, from bookworm-backports through a configuration of its own (as sid's):
+# the newest golang-1.NN that golang-go there depends on, unpacked under the
+# cache by version.
+go_root() {
+	local dir=$CACHE/apt-bpo uri key pkg version root
+	read -r uri key < <(archive_entry)
+	key=${key:-/usr/share/keyrings/debian-archive-keyring.gpg}
+	mkdir -p "$dir/lists/partial" "$dir/cache/archives/partial" "$dir/parts"
+	echo "deb [signed-by=$key] $uri bookworm-backports main" >"$dir/sources.list"
+	APT_OPTS=(-o "Dir::Etc::SourceList=$dir/sources.list"
+		  -o "Dir::Etc::SourceParts=$dir/parts"
+		  -o "Dir::State::Lists=$dir/lists"
+		  -o "Dir::Cache=$dir/cache"
+		  -o "APT::Sandbox::User=root")
+	APT_SUITE=bookworm-backports
+	if [ -z "$(find "$dir/lists" -name '*_Packages*' -mmin -1440 2>/dev/null)" ]; then
+		apt_update
+	fi
+	pkg=$(resolve golang-go golang-1. | sort -V | tail -n 1)
+	version=$(version_of "$pkg")
+	root=$CACHE/go/$pkg
+	if [ "$(cat "$root/.version" 2>/dev/null)" != "$version" ]; then
+		rm -rf "$root"
+		extract "$root" "$pkg" "${pkg%-go}-src"
+		echo "$version" >"$root/.version"
+	fi
+	version=${pkg#golang-}
+	printf '%s\n' "$root/usr/lib/go-${version%-go}"
 }
 
 # A sid chroot with the compiler $1 (gcc-16, ...), made with debootstrap
@@ -309,5 +342,6 @@ case ${1:-} in
 deps)	deps "${2:-}" ;;
 source)	source_tree ;;
 kernel)	kernel "${2:?series}" ;;
+go)	go_root ;;
 *)	sed -n '3,12p' "$0" >&2; exit 2 ;;
 esac
