@@ -30,34 +30,30 @@ nobody() {
 # and make check require to have no wrong step.
 steps=0
 wrong=0
+check_step() {	# want output command-as-shown
+	printf '%s\n' "$2" | sed 's/^/    /'
+	steps=$((steps + 1))
+	case $2 in
+	*"$1"*) ;;
+	*)	wrong=$((wrong + 1))
+		echo "=== flagsfirst: tour step shows no '$1': $3 ===" ;;
+	esac
+}
+
 shows() {
 	want=$1
 	shift
 	printf '$'
 	printf ' %s' "$@"
 	printf '\n'
-	out=$("$@" 2>&1)
-	printf '%s\n' "$out" | sed 's/^/    /'
-	steps=$((steps + 1))
-	case $out in
-	*"$want"*) ;;
-	*)	wrong=$((wrong + 1))
-		echo "=== flagsfirst: tour step shows no '$want': $* ===" ;;
-	esac
+	check_step "$want" "$("$@" 2>&1)" "$*"
 }
 
 nobody_shows() {
 	want=$1
 	shift
 	printf '$ (as uid 65534) %s\n' "$*"
-	out=$(su -s /bin/sh -c "$*" nobody 2>&1)
-	printf '%s\n' "$out" | sed 's/^/    /'
-	steps=$((steps + 1))
-	case $out in
-	*"$want"*) ;;
-	*)	wrong=$((wrong + 1))
-		echo "=== flagsfirst: tour step shows no '$want': (as uid 65534) $* ===" ;;
-	esac
+	check_step "$want" "$(su -s /bin/sh -c "$*" nobody 2>&1)" "(as uid 65534) $*"
 }
 
 lesson "1. Flags from day one" \
