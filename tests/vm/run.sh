@@ -55,6 +55,10 @@ esac
 # UBSAN, kmemleak, lockdep and might_sleep reports, panics.
 REPORTS='WARNING:|BUG:|Oops|KASAN:|UBSAN:|unreferenced object|suspected memory leak|possible (circular|recursive) locking|locking correctness validator|sleeping function called|Kernel panic|general protection|Call Trace'
 
+# What says a mutant was noticed: a failed test, a load check that went
+# wrong (guest-check.sh), a kernel report.
+MUTANT_DEAD="^not ok [0-9]|^=== flagsfirst: check (abi_version=2 loaded|default abi_version=[^1]|.* failed) ===|$REPORTS"
+
 step() { printf '>>> %s\n' "$*" >&2; }
 
 step "setting up (packages, linux-source for the kselftest harness)"
@@ -367,7 +371,20 @@ run_mutant() {	# kver vmlinuz kdir root name cells heavy
 	initrd=$(build_initramfs "$1/mutant" "$ko")
 	APPEND="ffcells=$6 ffheavy=$7"
 	step "mutant $5: booting, cells $6$([ "$7" = 1 ] && echo ', with the long tests')"
-	boot "$2" "$initrd" check "$log" >/dev/null 2>&1 || true
+	: >"$log"
+	boot "$2" "$initrd" check "$log" >/dev/null 2>&1 &
+	bpid=$!
+	# A mutant is dead at its first sign: stop the VM there.  (One that
+	# oopses with a lock held would otherwise sit out a 30 s timeout per
+	# test; the first failing test is the one named as its killer.)
+	while kill -0 "$bpid" 2>/dev/null; do
+		if [ "$5" != baseline ] && grep -aqE "$MUTANT_DEAD" "$log"; then
+			pkill -f -- "-initrd $initrd" || true
+			break
+		fi
+		sleep 1
+	done
+	wait "$bpid" || true
 	(
 		failed=0
 		log=$(clean_log "$log")
@@ -396,8 +413,12 @@ run_mutant() {	# kver vmlinuz kdir root name cells heavy
 killers_of() {	# name
 	local j=$BUILD/mutants/$1.judge t
 	t=$(grep -E '^not ok [0-9]+ ' "$j" | sed -E 's/^not ok [0-9]+ //; s/ #.*//' | sort -u)
-	[ -n "$t" ] || t=$(grep '^not ok - ' "$j" | grep -vE ': [0-9]+ failed$' |
+	# else the runner's findings, less those that only say the run was cut
+	# short when the mutant was first noticed
+	[ -n "$t" ] || t=$(grep '^not ok - ' "$j" |
+		grep -vE ': [0-9]+ failed$|results for a plan|never finished|never ran|no test passed|no TAP plan' |
 		sed -E 's/^not ok - [^:]*: //' | sort -u)
+	[ -n "$t" ] || t=$(grep '^not ok - ' "$j" | sed -E 's/^not ok - [^:]*: //' | sort -u)
 	if [ "$(echo "$t" | wc -l)" -gt 2 ]; then
 		echo "$(echo "$t" | head -n 2 | paste -sd ' ') (+$(( $(echo "$t" | wc -l) - 2 )) more)"
 	else
