@@ -173,7 +173,8 @@ printf '  The same module loaded as the ABI-0 release behaved (abi_version=0):\n
 run rmmod flagsfirst
 run insmod /flagsfirst.ko abi_version=0
 run flagsfirst probe
-shows EINVAL flagsfirst set counter 5 --if-seq 1
+shows "not supported by the running kernel" flagsfirst set counter 5 --if-seq 1
+shows EINVAL flagsfirst raw set --size 32 --flags 0x8 --name counter --value 5
 shows "-> ok" flagsfirst raw set --size 40 --flags 0 --name counter --value 6
 shows E2BIG flagsfirst raw set --size 40 --flags 0 --expect-seq 7 --name counter --value 6
 run flagsfirst-v0 set counter 7
