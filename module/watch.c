@@ -100,10 +100,19 @@ static void ffst_watch_queue(struct ffst_watch *w, u16 type, u64 seq,
 	size_t names = name_len + 1 + (newname ? newname_len + 1 : 0);
 	u32 size = ALIGN(sizeof(struct flagsfirst_event) + names, 8);
 	struct ffst_event *ev = NULL;
+	bool room;
 
-	/* Once full, stay full until read: nothing after the gap is queued. */
-	if (READ_ONCE(w->nr_events) < READ_ONCE(ffst_max_queued_events) &&
-	    !READ_ONCE(w->overflow_queued)) {
+	/*
+	 * Decided once, before the allocation: writers are serialised by the
+	 * table's lock and the reader only ever makes room, so a queue that
+	 * has room now still has it below.  Once full, it stays full until
+	 * the OVERFLOW record is read: nothing is queued after the gap.
+	 */
+	spin_lock(&w->lock);
+	room = w->nr_events < READ_ONCE(ffst_max_queued_events) &&
+	       !w->overflow_queued;
+	spin_unlock(&w->lock);
+	if (room) {
 		struct mem_cgroup *old = set_active_memcg(w->memcg);
 
 		ev = ffst_event_alloc(size);
@@ -121,18 +130,15 @@ static void ffst_watch_queue(struct ffst_watch *w, u16 type, u64 seq,
 	}
 
 	spin_lock(&w->lock);
-	if (ev && w->nr_events < READ_ONCE(ffst_max_queued_events) &&
-	    !w->overflow_queued) {
+	if (ev) {
 		list_add_tail(&ev->node, &w->events);
 		w->nr_events++;
 		atomic_long_inc(&ffst_nr_records);
-		ev = NULL;
 	} else {
 		/* A full queue, or no memory: the reader must know it lost one. */
 		ffst_watch_queue_overflow(w, seq);
 	}
 	spin_unlock(&w->lock);
-	kfree(ev);
 	wake_up_interruptible_poll(&w->wait, EPOLLIN | EPOLLRDNORM);
 }
 
