@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include <linux/flagsfirst.h>
+#include <linux/userfaultfd.h>
 
 #include "kselftest_harness.h"
 
@@ -3548,6 +3549,101 @@ TEST_F(events, a_nonblocking_read_does_not_wait_behind_a_blocked_reader)
 	pthread_join(tid, NULL);
 	EXPECT_LT(0, b.got);
 	close(b.wfd);
+}
+
+/*
+ * A reader whose buffer faults holds the queue while its copy waits for
+ * the page; userfaultfd keeps it there for as long as the test likes.  A
+ * non-blocking read meanwhile must not wait for it either.  Should it wait,
+ * the resolver serves the fault after 3 s, so the test fails rather than
+ * hangs.
+ */
+struct stuck {
+	int wfd, uffd;
+	void *page;
+	size_t page_size;
+	ssize_t got;
+	atomic_int done;	/* the fault was served */
+};
+
+static void *read_into_the_stuck_page(void *arg)
+{
+	struct stuck *st = arg;
+
+	st->got = read(st->wfd, st->page, st->page_size);
+	return NULL;
+}
+
+static void serve_the_fault(struct stuck *st)
+{
+	static char zeros[65536];
+	struct uffdio_copy copy = {
+		.dst = (uintptr_t)st->page, .src = (uintptr_t)zeros,
+		.len = st->page_size,
+	};
+
+	if (!atomic_exchange(&st->done, 1))
+		ioctl(st->uffd, UFFDIO_COPY, &copy);
+}
+
+static void *serve_the_fault_after_3_s(void *arg)
+{
+	struct stuck *st = arg;
+	int i;
+
+	for (i = 0; i < 300 && !atomic_load(&st->done); i++)
+		usleep(10000);
+	serve_the_fault(st);
+	return NULL;
+}
+
+TEST_F(events, a_nonblocking_read_does_not_wait_behind_a_reader_inside_its_copy)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg = { .mode = UFFDIO_REGISTER_MODE_MISSING };
+	struct stuck st = { .wfd = self->wfd };
+	struct pollfd pfd;
+	struct uffd_msg msg;
+	pthread_t reader, resolver;
+	uint64_t t0, took;
+	char a[64];
+
+	st.page_size = sysconf(_SC_PAGESIZE);
+	ASSERT_GE(65536, st.page_size);
+	st.uffd = syscall(__NR_userfaultfd, O_CLOEXEC);
+	if (st.uffd < 0)
+		SKIP(return, "no userfaultfd that serves the kernel's faults here (%s)",
+		     strerror(errno));
+	ASSERT_EQ(0, ioctl(st.uffd, UFFDIO_API, &api));
+	st.page = mmap(NULL, st.page_size, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, st.page);
+	reg.range.start = (uintptr_t)st.page;
+	reg.range.len = st.page_size;
+	ASSERT_EQ(0, ioctl(st.uffd, UFFDIO_REGISTER, &reg));
+
+	ASSERT_EQ(0, set(self->fd, fresh(a, "stuck"), "v", 0));
+	ASSERT_EQ(0, pthread_create(&reader, NULL, read_into_the_stuck_page, &st));
+	/* The reader is inside its copy, with the record, once its fault shows. */
+	pfd = (struct pollfd){ .fd = st.uffd, .events = POLLIN };
+	ASSERT_EQ(1, poll(&pfd, 1, 20000)) TH_LOG("the reader's copy never faulted");
+	ASSERT_EQ((ssize_t)sizeof(msg), read(st.uffd, &msg, sizeof(msg)));
+	ASSERT_EQ(UFFD_EVENT_PAGEFAULT, msg.event);
+	ASSERT_EQ(0, pthread_create(&resolver, NULL, serve_the_fault_after_3_s, &st));
+
+	t0 = now_ns();
+	EXPECT_EQ(-1, read(self->wfd, self->buf, sizeof(self->buf)));
+	EXPECT_EQ(EAGAIN, errno);
+	took = now_ns() - t0;
+	EXPECT_GT(1000000000ULL, took) TH_LOG("it waited %llu ms", took / 1000000);
+	serve_the_fault(&st);
+	pthread_join(resolver, NULL);
+	pthread_join(reader, NULL);
+	/* The stuck reader got its record once the page came. */
+	EXPECT_LT(0, st.got);
+	EXPECT_EQ(FLAGSFIRST_EVENT_SET, ((struct flagsfirst_event *)st.page)->type);
+	munmap(st.page, st.page_size);
+	close(st.uffd);
 }
 
 /* The production module never taints the kernel as a test module would. */
