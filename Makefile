@@ -6,7 +6,9 @@
 #   make check-debug  KUnit, fuzzer, stress, fault injection, load/unload
 #                   cycles and kmemleak on KASAN+lockdep+UBSAN kernels, one
 #                   of them PREEMPT_RT
-#   make bench      flagsfirst against the VFS, in QEMU on every kernel
+#   make bench      flagsfirst against the VFS, in QEMU on every kernel;
+#                   BENCH_AGAINST=REV also loads REV's module in turn, in
+#                   the same VM, and prints both modules' median ratios
 #   make lint       checkpatch, sparse, W=1, uapi header rules, cppcheck,
 #                   man pages, dkms and make install, each a check
 #   make install    module (modules_install), header, client, man pages;

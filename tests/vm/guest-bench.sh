@@ -1,7 +1,34 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# The job of make bench inside the VM: one run of the benchmark.
-insmod /flagsfirst.ko || echo "=== flagsfirst: insmod failed ==="
-echo "=== flagsfirst: bench begin ==="
-/flagsfirst_bench
-echo "=== flagsfirst: bench end $? ==="
+# The job of make bench inside the VM: one run of the benchmark.  With
+# BENCH_AGAINST (the host put /flagsfirst-against.ko here), the module of
+# that revision and this one are loaded in turn, round after round, so
+# that both meet the same moments of the host: the only fair way to
+# compare two builds under TCG, whose speed drifts between VM runs.
+. /guest-lib.sh
+
+if [ ! -e /flagsfirst-against.ko ]; then
+	insmod /flagsfirst.ko || mark "insmod failed"
+	mark "bench begin"
+	/flagsfirst_bench
+	mark "bench end $?"
+	exit
+fi
+
+mark "bench begin"
+status=0
+for round in $(seq "${ffrounds:-3}"); do
+	for m in against current; do
+		ko=/flagsfirst.ko
+		[ $m = against ] && ko=/flagsfirst-against.ko
+		if ! insmod $ko; then
+			mark "insmod $m failed"
+			status=1
+			continue
+		fi
+		mark "bench module $m round $round"
+		/flagsfirst_bench || status=1
+		rmmod flagsfirst || { mark "rmmod $m failed"; status=1; }
+	done
+done
+mark "bench end $status"

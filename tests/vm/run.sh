@@ -12,7 +12,10 @@
 #                  tests/vm/debug-kernel.sh; rt is PREEMPT_RT): KUnit, the
 #                  suite, the fuzzer, the stress test, fault injection,
 #                  load/unload cycles and a kmemleak scan, with figures
-#   run.sh bench   the benchmark on every kernel in $KERNELS, as a table
+#   run.sh bench   the benchmark on every kernel in $KERNELS, as a table;
+#                  with BENCH_AGAINST=REV, REV's module and this one in
+#                  turn, $BENCH_ROUNDS (3) rounds in one VM, and the
+#                  median ratios of both side by side
 #   run.sh demo    the guided tour on $KERNEL (default 6.1; or the first
 #                  of $KERNELS)
 #   run.sh survey  flagsfirst survey on every kernel in $KERNELS, side by
@@ -43,7 +46,9 @@ debug)	KERNELS=${DEBUG_KERNELS:-debug rt}
 	# the cases in module/flagsfirst_kunit.c: all must run and pass
 	KUNIT_CASES=$(grep -c '^	KUNIT_CASE(' "$top/module/flagsfirst_kunit.c" || true)
 	APPEND="ffioctls=$FUZZ_IOCTLS ffcycles=$CYCLES" ;;
-bench)	KERNELS=${KERNELS:-6.1 6.12 6.12-rt newest} ;;
+bench)	KERNELS=${KERNELS:-6.1 6.12 6.12-rt newest}
+	BENCH_ROUNDS=${BENCH_ROUNDS:-3}
+	APPEND="ffrounds=$BENCH_ROUNDS" ;;
 demo)	KERNELS=${KERNEL:-${KERNELS:-6.1}}; KERNELS=${KERNELS%% *} ;;
 survey)	KERNELS=${KERNELS:-6.1 6.12 6.12-rt newest} ;;
 mutate)	KERNELS=${MUTATE_KERNEL:-6.1}
@@ -60,6 +65,16 @@ REPORTS='WARNING:|BUG:|Oops|KASAN:|UBSAN:|unreferenced object|suspected memory l
 MUTANT_DEAD="^not ok [0-9]|^=== flagsfirst: check (abi_version=2 loaded|default abi_version=[^1]|.* failed) ===|$REPORTS"
 
 step() { printf '>>> %s\n' "$*" >&2; }
+
+# make bench BENCH_AGAINST=REV: REV's module, from git, built beside this one
+against=
+if [ "$mode" = bench ] && [ -n "${BENCH_AGAINST:-}" ]; then
+	against=$(git -C "$top" rev-parse --short --verify "$BENCH_AGAINST^{commit}") ||
+		{ echo "run.sh: BENCH_AGAINST=$BENCH_AGAINST is not a commit of this repository" >&2; exit 2; }
+	rm -rf "$BUILD/against"
+	mkdir -p "$BUILD/against"
+	git -C "$top" archive "$against" Kbuild module uapi | tar -x -C "$BUILD/against"
+fi
 
 step "setting up (packages, linux-source for the kselftest harness)"
 "$fetch" deps
@@ -89,7 +104,7 @@ build_module() {	# kver kdir root -> path of the .ko
 	echo "$src/module/flagsfirst.ko"
 }
 
-build_initramfs() {	# kver ko -> path of the cpio
+build_initramfs() {	# kver ko [against-ko] -> path of the cpio
 	local root=$BUILD/$1/initramfs a
 	rm -rf "$root"
 	mkdir -p "$root"/{bin,dev,etc,proc,sys,tmp}
@@ -105,6 +120,7 @@ build_initramfs() {	# kver ko -> path of the cpio
 	   "$top/tests/vm/guest-bench.sh" "$top/tests/flagsfirst_bench" \
 	   "$top/userspace/tour.sh" ${2:+"$2"} "$root/"
 	[ -z "$2" ] || [ ! -e "${2%/*}/flagsfirst_kunit.ko" ] || cp "${2%/*}/flagsfirst_kunit.ko" "$root/"
+	[ -z "${3:-}" ] || cp "$3" "$root/flagsfirst-against.ko"
 	cp "$top/userspace/flagsfirst" "$top/userspace/flagsfirst-v0" "$root/bin/"
 	cp "$top/tests/flagsfirst_test" "$top/tests/flagsfirst_test-m32" \
 	   "$top/tests/flagsfirst_test-v0" "$top/tests/flagsfirst_test-v0-m32" "$root/"
@@ -472,6 +488,47 @@ mutate_all() {	# kver vmlinuz kdir root
 	summary+=("$1: make mutate killed $k/$n mutants ($(date -u +%F))")
 }
 
+# make bench BENCH_AGAINST=REV: each row's ratio to the floor, the median
+# of the rounds for REV's module and for this one, and the change.
+bench_medians() {	# log rev
+	awk -v rev="$2" -v rounds="$BENCH_ROUNDS" '
+	function median(list,    v, n, i, j, t) {
+		n = split(list, v, " ")
+		for (i = 2; i <= n; i++)
+			for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; j--) {
+				t = v[j]; v[j] = v[j - 1]; v[j - 1] = t
+			}
+		if (n == 0)
+			return ""
+		return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+	}
+	/^=== flagsfirst: bench module / { m = $5; next }
+	/^=== flagsfirst/ { m = ""; next }
+	m != "" && length($0) > 44 {
+		name = substr($0, 1, 44)
+		sub(/ +$/, "", name)
+		split(substr($0, 45), f, " ")
+		if (name == "" || f[2] !~ /^[0-9.]+x$/)
+			next
+		if (!(name in seen)) {
+			seen[name] = 1
+			order[++rows] = name
+		}
+		r[name, m] = r[name, m] " " substr(f[2], 1, length(f[2]) - 1)
+	}
+	END {
+		printf "# %s against %s, one VM, %s rounds: median ratio to the floor\n", "this tree", rev, rounds
+		printf "%-44s %9s %9s %8s\n", "measurement", rev, "now", "change"
+		for (i = 1; i <= rows; i++) {
+			a = median(r[order[i], "against"])
+			c = median(r[order[i], "current"])
+			if (a == "" || c == "")
+				continue
+			printf "%-44s %8.2fx %8.2fx %+7.1f%%\n", order[i], a, c, (a > 0 ? (c / a - 1) * 100 : 0)
+		}
+	}' "$1"
+}
+
 # flagsfirst survey on one kernel: no module, the client only.
 survey_kernel() {	# kver vmlinuz
 	local initrd log
@@ -608,7 +665,15 @@ for series in $KERNELS; do
 		record fail "$kver: building the module failed (make: above)"
 		continue
 	fi
-	initrd=$(build_initramfs "$kver" "$ko")
+	ako=
+	if [ -n "$against" ]; then
+		step "building $against's module against $kver"
+		if ! ako=$(build_module "$kver/against" "$kdir" "$root" "$BUILD/against"); then
+			record fail "$kver: building $against's module failed (make: above)"
+			continue
+		fi
+	fi
+	initrd=$(build_initramfs "$kver" "$ko" "$ako")
 	boot "$vmlinuz" "$initrd" "$mode" "$BUILD/$kver/console.log" || true
 	if [ "$mode" = demo ]; then
 		log=$(clean_log "$BUILD/$kver/console.log")
@@ -630,7 +695,8 @@ for series in $KERNELS; do
 		log=$(clean_log "$BUILD/$kver/console.log")
 		echo "# kernel $kver, $(nproc) host cores, QEMU $(accel_of) with 2 vCPUs"
 		sed -n '/^=== flagsfirst: bench begin/,/^=== flagsfirst: bench end/p' "$log" |
-			grep -v '^=== flagsfirst'
+			grep -v '^=== flagsfirst: bench [be]'
+		[ -z "$against" ] || bench_medians "$log" "$against"
 		if grep -q '^=== flagsfirst: bench end 0 ===' "$log"; then
 			record ok
 		else
