@@ -305,7 +305,9 @@ struct flagsfirst_watch {
  * Records come in the order the changes took effect.  A
  * queue holds at most max_queued_events records (module parameter):
  * further changes are dropped, keeping the oldest, and one OVERFLOW record
- * is queued after the last kept, as inotify's IN_Q_OVERFLOW.  read() on an
+ * is queued after the last kept, as inotify's IN_Q_OVERFLOW.  Nothing more
+ * is queued until that OVERFLOW record has been read, even once reads have
+ * made room, so every change after it is known to be lost.  read() on an
  * empty queue blocks (interruptibly) or, with O_NONBLOCK, fails EAGAIN.
  * poll(), select() and epoll report EPOLLIN when a record is queued.
  *
