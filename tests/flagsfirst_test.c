@@ -2203,43 +2203,64 @@ TEST_F(events, a_buffer_too_small_for_the_next_record_fails_with_EINVAL)
 		TH_LOG("the second record was kept");
 }
 
-TEST_F(events, a_full_queue_keeps_the_oldest_and_queues_one_overflow)
-{
-	char param[32], a[64];
+/* Room to read a whole queue of max_queued_events records at once. */
+struct whole_queue {
+	unsigned int max;	/* max_queued_events */
 	struct rec *r;
-	unsigned int max, i;
-	uint64_t first_dropped = 0;
 	unsigned char *buf;
-	ssize_t got;
-	int n;
+	size_t len;
+};
+
+static bool whole_queue_alloc(struct whole_queue *q)
+{
+	char param[32];
 
 	read_param("max_queued_events", param, sizeof(param));
-	max = atoi(param);
-	ASSERT_LT(0, max);
-	ASSERT_GE(4096, max) TH_LOG("the test reads the whole queue at once");
-	r = calloc(max + 16, sizeof(*r));
-	buf = malloc((max + 16) * 64);
-	ASSERT_NE(NULL, r);
-	ASSERT_NE(NULL, buf);
+	q->max = atoi(param);
+	q->len = (q->max + 16) * 64;
+	q->r = calloc(q->max + 16, sizeof(*q->r));
+	q->buf = malloc(q->len);
+	return q->r && q->buf;
+}
+
+/* Reads what the queue holds: the number of records, or -1. */
+static int whole_queue_read(int wfd, struct whole_queue *q)
+{
+	return parse(q->buf, read(wfd, q->buf, q->len), q->r, q->max + 16);
+}
+
+static void whole_queue_free(struct whole_queue *q)
+{
+	free(q->r);
+	free(q->buf);
+}
+
+TEST_F(events, a_full_queue_keeps_the_oldest_and_queues_one_overflow)
+{
+	uint64_t first_dropped = 0;
+	struct whole_queue q;
+	unsigned int i;
+	char a[64];
+
+	ASSERT_EQ(true, whole_queue_alloc(&q));
+	ASSERT_LT(0, q.max);
+	ASSERT_GE(4096, q.max) TH_LOG("the test reads the whole queue at once");
 	fresh(a, "of");
-	for (i = 0; i < max + 10; i++) {
+	for (i = 0; i < q.max + 10; i++) {
 		ASSERT_EQ(0, set(self->fd, a, "v", 0));
-		if (i == max)
+		if (i == q.max)
 			first_dropped = seq_of(self->fd, a);
 	}
-	got = read(self->wfd, buf, (max + 16) * 64);
-	n = parse(buf, got, r, max + 16);
-	ASSERT_EQ(max + 1, n);
-	EXPECT_EQ(FLAGSFIRST_EVENT_SET, r[max - 1].type);
-	EXPECT_EQ(FLAGSFIRST_EVENT_OVERFLOW, r[max].type);
-	EXPECT_EQ(first_dropped, r[max].seq) TH_LOG("the first change dropped");
-	EXPECT_STREQ("", r[max].name);
+	ASSERT_EQ(q.max + 1, whole_queue_read(self->wfd, &q));
+	EXPECT_EQ(FLAGSFIRST_EVENT_SET, q.r[q.max - 1].type);
+	EXPECT_EQ(FLAGSFIRST_EVENT_OVERFLOW, q.r[q.max].type);
+	EXPECT_EQ(first_dropped, q.r[q.max].seq) TH_LOG("the first change dropped");
+	EXPECT_STREQ("", q.r[q.max].name);
 	/* Read, the queue takes records again. */
 	ASSERT_EQ(0, set(self->fd, a, "v", 0));
 	EXPECT_EQ(1, drain(self->wfd, self->buf, sizeof(self->buf), self->recs, 64));
 	EXPECT_EQ(FLAGSFIRST_EVENT_SET, self->recs[0].type);
-	free(r);
-	free(buf);
+	whole_queue_free(&q);
 }
 
 /*
@@ -2249,44 +2270,34 @@ TEST_F(events, a_full_queue_keeps_the_oldest_and_queues_one_overflow)
  */
 TEST_F(events, an_overflowed_queue_takes_nothing_until_its_overflow_is_read)
 {
-	char param[32], a[64];
-	unsigned char *buf;
-	unsigned int max, i;
+	struct whole_queue q;
+	unsigned int i;
 	uint64_t last;
 	size_t one;
-	struct rec *r;
-	ssize_t got;
-	int n;
+	char a[64];
 
-	read_param("max_queued_events", param, sizeof(param));
-	max = atoi(param);
-	ASSERT_LT(0, max);
-	ASSERT_GE(4096, max) TH_LOG("the test reads the whole queue at once");
-	r = calloc(max + 16, sizeof(*r));
-	buf = malloc((max + 16) * 64);
-	ASSERT_NE(NULL, r);
-	ASSERT_NE(NULL, buf);
+	ASSERT_EQ(true, whole_queue_alloc(&q));
+	ASSERT_LT(1, q.max);
+	ASSERT_GE(4096, q.max) TH_LOG("the test reads the whole queue at once");
 	fresh(a, "gap");
 	one = (sizeof(struct flagsfirst_event) + strlen(a) + 1 + 7) / 8 * 8;
 	ASSERT_GE(64, one);
-	for (i = 0; i < max + 1; i++)
+	for (i = 0; i < q.max + 1; i++)
 		ASSERT_EQ(0, set(self->fd, a, "v", 0));
 	/* One record read: room for one, but the OVERFLOW is still queued. */
-	ASSERT_EQ((ssize_t)one, read(self->wfd, buf, one));
+	ASSERT_EQ((ssize_t)one, read(self->wfd, q.buf, one));
 	ASSERT_EQ(0, set(self->fd, a, "v", 0));
-	got = read(self->wfd, buf, (max + 16) * 64);
-	n = parse(buf, got, r, max + 16);
-	ASSERT_EQ(max, n) TH_LOG("a record was queued after the gap");
-	EXPECT_EQ(FLAGSFIRST_EVENT_SET, r[max - 2].type);
-	EXPECT_EQ(FLAGSFIRST_EVENT_OVERFLOW, r[max - 1].type);
+	ASSERT_EQ(q.max, whole_queue_read(self->wfd, &q))
+		TH_LOG("a record was queued after the gap");
+	EXPECT_EQ(FLAGSFIRST_EVENT_SET, q.r[q.max - 2].type);
+	EXPECT_EQ(FLAGSFIRST_EVENT_OVERFLOW, q.r[q.max - 1].type);
 	/* The OVERFLOW read, the next change is queued again. */
 	ASSERT_EQ(0, set(self->fd, a, "v", 0));
 	last = seq_of(self->fd, a);
 	EXPECT_EQ(1, drain(self->wfd, self->buf, sizeof(self->buf), self->recs, 64));
 	EXPECT_EQ(FLAGSFIRST_EVENT_SET, self->recs[0].type);
 	EXPECT_EQ(last, self->recs[0].seq);
-	free(r);
-	free(buf);
+	whole_queue_free(&q);
 }
 
 static atomic_int alarm_handled;	/* lock-free: safe in a handler */
