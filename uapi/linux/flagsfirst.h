@@ -307,7 +307,7 @@ struct flagsfirst_watch {
  * further changes are dropped, keeping the oldest, and one OVERFLOW record
  * is queued after the last kept, as inotify's IN_Q_OVERFLOW.  Nothing more
  * is queued until that OVERFLOW record has been read, even once reads have
- * made room, so every change after it is known to be lost.  read() on an
+ * made room: every change from its seq until it was read is lost.  read() on an
  * empty queue blocks (interruptibly) or, with O_NONBLOCK, fails EAGAIN.
  * poll(), select() and epoll report EPOLLIN when a record is queued.
  *
