@@ -23,8 +23,8 @@ struct ffst_value {
 	u32 len;
 	/*
 	 * What the home's allocations take, with the allocators' rounding,
-	 * worked out once when it is allocated: the byte limits charge it on
-	 * every change, and SET, RENAME and EXCHANGE are fast paths.
+	 * worked out once when it is allocated: the byte limits count it
+	 * when the entry comes and goes, on SET's and RENAME's fast paths.
 	 */
 	u32 home_mem;
 	/*
@@ -45,6 +45,12 @@ struct ffst_value {
  * @ref keeps the allocation, and with it @own's bytes: one for being in
  * the table, one for each entry whose @val is @own (itself, or another
  * after EXCHANGE or RENAME), one per reader holding the value.
+ *
+ * @in_use says why the byte limits count the allocation: one for being in
+ * the table, one while @own is the value of an entry in the table.  It is
+ * counted, once, against @own.owner (for an entry RENAME made to hold a
+ * moved value, the owner of that value) from the first to the last.
+ * EXCHANGE changes neither, so it moves no charge.
  */
 struct ffst_entry {
 	struct rhash_head node;		/* in ffst_table.ht */
@@ -57,7 +63,8 @@ struct ffst_entry {
 	refcount_t ref;
 	u32 doomed;			/* the DELETE_ALL that takes it, or 0 */
 	struct ffst_value own;		/* len 0 if the entry never had a value */
-	u32 name_len;
+	u16 in_use;			/* table lock */
+	u16 name_len;
 	char name[];			/* name_len bytes and a NUL, then own's bytes */
 };
 

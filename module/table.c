@@ -106,6 +106,8 @@ static struct ffst_value *ffst_val(const struct ffst_entry *e)
  * ffst_entry) up to 8 bytes: struct_size() would count those bytes again.
  * Both lengths are bounded (FLAGSFIRST_NAME_MAX, FLAGSFIRST_VALUE_MAX).
  */
+static_assert(FLAGSFIRST_NAME_MAX <= U16_MAX);	/* ffst_entry.name_len */
+
 static size_t ffst_entry_size(u32 name_len, u32 value_len)
 {
 	return offsetof(struct ffst_entry, name) + name_len + 1 + value_len;
@@ -136,21 +138,6 @@ static size_t ffst_entry_mem(const struct ffst_entry *e)
 }
 
 /*
- * What @e counts against max_bytes and its owner's max_bytes_per_uid while
- * it holds @v: its own memory, and that of @v's home if @v lives in
- * another entry's allocation (after RENAME or EXCHANGE), which @e keeps
- * alive.  Two entries that exchanged their values so count each other's
- * memory twice: more than they take, never less.
- */
-static size_t ffst_entry_charge(const struct ffst_entry *e,
-				const struct ffst_value *v)
-{
-	const struct ffst_entry *home = ffst_value_home(v);
-
-	return ffst_entry_mem(e) + (home != e ? ffst_entry_mem(home) : 0);
-}
-
-/*
  * An entry named @name holding a new value of @value_len bytes, its own,
  * which the caller fills: one reference for the table, one for @val.
  * Charged to the caller's memory cgroup, as everything it creates.
@@ -178,6 +165,7 @@ struct ffst_entry *ffst_entry_alloc(const char *name, u32 name_len,
 	refcount_set(&e->ref, 2);
 	e->seq = 0;
 	e->doomed = 0;
+	e->in_use = 0;
 	e->own.owner = GLOBAL_ROOT_UID;
 	e->own.attrs = 0;
 	e->own.len = value_len;
@@ -236,6 +224,7 @@ static void ffst_entry_retire(struct ffst_entry *e, struct ffst_value *val)
 /*
  * A new entry named @name that takes over @val, with the reference on
  * @val's home that went with it: RENAME moves a value without a copy.
+ * Its own allocation is counted against @val's owner.
  */
 static struct ffst_entry *ffst_entry_adopt(const char *name, u32 name_len,
 					   struct ffst_value *val)
@@ -247,6 +236,7 @@ static struct ffst_entry *ffst_entry_adopt(const char *name, u32 name_len,
 		return NULL;
 	RCU_INIT_POINTER(e->val, val);
 	refcount_set(&e->ref, 1);	/* its own (empty) value is nobody's */
+	e->own.owner = val->owner;
 	return e;
 }
 
@@ -387,15 +377,6 @@ static void ffst_quota_release(struct ffst_quota *q)
 	kfree(q);
 }
 
-/* Moves @delta bytes of charge onto (or, negative, off) @q's uid. */
-static void ffst_quota_charge(struct ffst_quota *q, ssize_t delta)
-{
-	if (WARN_ON_ONCE(!q))
-		return;
-	q->bytes += delta;
-	ffst_quota_release(q);
-}
-
 /*
  * Rule 7 for a change that adds @table bytes to the table and @mine to the
  * share of @q's uid (either may be negative: shrinking is always allowed).
@@ -414,26 +395,112 @@ static int ffst_bytes_check(ssize_t table, const struct ffst_quota *q,
 	return 0;
 }
 
-/* Takes @old, holding @val, out of the table's accounting. */
+/*
+ * The byte limits count an allocation once, against its entry's @own.owner,
+ * for as long as it has a reason to be (struct ffst_entry's @in_use).  A
+ * new entry starts with its @reasons; each ffst_mem_unuse() drops one, and
+ * the charge goes with the last.
+ */
+static void ffst_mem_use(struct ffst_entry *e, struct ffst_quota *q,
+			 unsigned int reasons)
+{
+	size_t mem = ffst_entry_mem(e);
+
+	e->in_use = reasons;
+	ffst_table.nr_bytes += mem;
+	q->bytes += mem;
+}
+
+/* Returns the memory @e stops being charged, if that was its last reason. */
+static size_t ffst_mem_unuse(struct ffst_entry *e)
+{
+	return --e->in_use ? 0 : ffst_entry_mem(e);
+}
+
+/*
+ * Gives back @mem of @e's charge: from @q if that is its payer's record,
+ * else from the payer's own, which is released if that leaves it empty.
+ * The caller releases @q.
+ */
+static void ffst_mem_uncharge(struct ffst_quota *q, const struct ffst_entry *e,
+			      size_t mem)
+{
+	if (!mem)
+		return;
+	ffst_table.nr_bytes -= mem;
+	if (!uid_eq(q->uid, e->own.owner)) {
+		q = ffst_quota_find(e->own.owner);
+		if (WARN_ON_ONCE(!q))
+			return;
+		q->bytes -= mem;
+		ffst_quota_release(q);
+		return;
+	}
+	q->bytes -= mem;
+}
+
+/*
+ * @e leaves the table and, unless @v is NULL (RENAME keeps it), with it its
+ * value @v: each loses the reason it gave its allocation (@e its own, @v
+ * its home's).  @q is the record of @v's owner.
+ */
+static void ffst_mem_leave(struct ffst_quota *q, struct ffst_entry *e,
+			   const struct ffst_value *v)
+{
+	ffst_mem_uncharge(q, e, ffst_mem_unuse(e));
+	if (v) {
+		struct ffst_entry *home = ffst_value_home(v);
+
+		ffst_mem_uncharge(q, home, ffst_mem_unuse(home));
+	}
+}
+
+/*
+ * What ffst_mem_leave(@e, @v) would stop charging, for the limit checks
+ * before a change: the total, and *@mine, the part charged to @uid.  Each
+ * entry is looked at alone, so a change that takes two reasons from one
+ * allocation (a RENAME over the entry it exchanged values with) is told
+ * less than it frees: the checks may refuse it, never admit too much.
+ */
+static size_t ffst_mem_freed(const struct ffst_entry *e,
+			     const struct ffst_value *v, kuid_t uid,
+			     size_t *mine)
+{
+	const struct ffst_entry *home = v ? ffst_value_home(v) : NULL;
+	unsigned int reasons = home == e ? 2 : 1;	/* that @e loses */
+	size_t freed = 0;
+
+	if (e->in_use == reasons) {
+		freed += ffst_entry_mem(e);
+		if (uid_eq(e->own.owner, uid))
+			*mine += ffst_entry_mem(e);
+	}
+	if (home && home != e && home->in_use == 1) {
+		freed += ffst_entry_mem(home);
+		if (uid_eq(home->own.owner, uid))
+			*mine += ffst_entry_mem(home);
+	}
+	return freed;
+}
+
+/* Takes @old, holding @val, out of the table and its accounting. */
 static void ffst_account_remove(struct ffst_entry *old,
 				const struct ffst_value *val)
 {
-	size_t charge = ffst_entry_charge(old, val);
 	struct ffst_quota *q = ffst_quota_find(val->owner);
 
 	ffst_table.nr_entries--;
-	ffst_table.nr_bytes -= charge;
 	if (WARN_ON_ONCE(!q))
 		return;
 	q->entries--;
-	q->bytes -= charge;
+	ffst_mem_leave(q, old, val);
 	ffst_quota_release(q);
 }
 
 /* Creates @new; on success the table owns it. */
 static int ffst_insert_locked(struct ffst_entry *new)
 {
-	size_t charge = ffst_entry_charge(new, &new->own);
+	size_t charge = ffst_entry_mem(new);
 	kuid_t uid = new->own.owner;
 	struct ffst_quota *q;
 	int err;
@@ -460,10 +527,9 @@ static int ffst_insert_locked(struct ffst_entry *new)
 		return -ENOMEM;
 	}
 	q->entries++;
-	q->bytes += charge;
+	ffst_mem_use(new, q, 2);	/* in the table, and its value is */
 	list_add_tail(&new->list, &ffst_table.entries);
 	ffst_table.nr_entries++;
-	ffst_table.nr_bytes += charge;
 	ffst_table.seq++;
 	ffst_notify(&ffst_table.watches, FLAGSFIRST_EVENT_SET, new->seq,
 		    new->name, new->name_len, NULL, 0);
@@ -478,10 +544,10 @@ static int ffst_insert_locked(struct ffst_entry *new)
  */
 int ffst_table_set(struct ffst_entry *new, u64 flags, u64 expect_seq)
 {
+	size_t mem = ffst_entry_mem(new), freed, mine = 0;
 	struct ffst_entry *old;
 	struct ffst_value *oldval;
 	struct ffst_quota *q;
-	ssize_t delta;
 	int err;
 
 	mutex_lock(&ffst_table.lock);
@@ -512,17 +578,17 @@ int ffst_table_set(struct ffst_entry *new, u64 flags, u64 expect_seq)
 
 	oldval = ffst_val(old);
 	new->own.owner = oldval->owner;
-	delta = ffst_entry_charge(new, &new->own) -
-		ffst_entry_charge(old, oldval);
+	freed = ffst_mem_freed(old, oldval, oldval->owner, &mine);
 	q = ffst_quota_find(oldval->owner);
-	err = ffst_bytes_check(delta, q, delta);
+	err = ffst_bytes_check((ssize_t)(mem - freed), q, (ssize_t)(mem - mine));
 	if (err)
 		goto out_unlock;
 	new->seq = ++ffst_table.seq;
 	ffst_replace_locked(old, new);
 	list_replace(&old->list, &new->list);
-	ffst_table.nr_bytes += delta;
-	ffst_quota_charge(q, delta);
+	/* @q holds the entry, so neither empties it */
+	ffst_mem_use(new, q, 2);
+	ffst_mem_leave(q, old, oldval);
 	ffst_notify(&ffst_table.watches, FLAGSFIRST_EVENT_SET, new->seq,
 		    new->name, new->name_len, NULL, 0);
 	mutex_unlock(&ffst_table.lock);
@@ -627,76 +693,37 @@ out_unlock:
 
 /*
  * Swaps two entries' values (owners and attributes go with them); the
- * names stay and both take one new seq.  Nothing is allocated or copied;
- * what each entry is charged may change (ffst_entry_charge()), so it can
- * fail on the byte limits only.  A reader that overlaps it sees the
- * seqcount move and looks again.
+ * names stay and both take one new seq.  Nothing is allocated, copied or
+ * charged anew: both entries stay in the table and both values too, so
+ * every allocation keeps its reasons (ffst_mem_use()).  A reader that
+ * overlaps it sees the seqcount move and looks again.
  */
-static size_t ffst_mem_of(const struct ffst_entry *e,
-			  const struct ffst_entry *a, size_t ma,
-			  const struct ffst_entry *b, size_t mb)
-{
-	return e == a ? ma : e == b ? mb : ffst_entry_mem(e);
-}
-
-static int ffst_exchange_locked(struct ffst_entry *a, struct ffst_entry *b)
+static void ffst_exchange_locked(struct ffst_entry *a, struct ffst_entry *b)
 {
 	struct ffst_value *va = ffst_val(a), *vb = ffst_val(b);
-	struct ffst_entry *ha = ffst_value_home(va), *hb = ffst_value_home(vb);
-	/* Each entry's memory once: EXCHANGE is on the fast path. */
-	size_t ma = ffst_entry_mem(a), mb = ffst_entry_mem(b);
-	size_t mha = ffst_mem_of(ha, a, ma, b, mb);
-	size_t mhb = ffst_mem_of(hb, a, ma, b, mb);
-	ssize_t ca = ma + (ha != a ? mha : 0), cb = mb + (hb != b ? mhb : 0);
-	ssize_t na = ma + (hb != a ? mhb : 0), nb = mb + (ha != b ? mha : 0);
-	ssize_t delta = na + nb - ca - cb;
-	struct ffst_quota *qa = ffst_quota_find(va->owner), *qb = qa;
-	bool same = uid_eq(va->owner, vb->owner);
-	u64 seq;
-	int err;
+	u64 seq = ++ffst_table.seq;
 
-	/* @va's owner pays for @b now, @vb's for @a */
-	if (same) {
-		err = ffst_bytes_check(delta, qa, delta);
-	} else {
-		qb = ffst_quota_find(vb->owner);
-		err = ffst_bytes_check(delta, qa, nb - ca);
-		if (!err)
-			err = ffst_bytes_check(0, qb, na - cb);
-	}
-	if (err)
-		return err;
-
-	seq = ++ffst_table.seq;
 	write_seqcount_begin(&ffst_table.seqc);
 	rcu_assign_pointer(a->val, vb);
 	rcu_assign_pointer(b->val, va);
 	WRITE_ONCE(a->seq, seq);
 	WRITE_ONCE(b->seq, seq);
 	write_seqcount_end(&ffst_table.seqc);
-	ffst_table.nr_bytes += delta;
-	if (same) {
-		if (delta)
-			ffst_quota_charge(qa, delta);
-	} else {
-		ffst_quota_charge(qa, nb - ca);
-		ffst_quota_charge(qb, na - cb);
-	}
 	ffst_notify(&ffst_table.watches, FLAGSFIRST_EVENT_EXCHANGE, seq,
 		    a->name, a->name_len, b->name, b->name_len);
-	return 0;
 }
 
 /*
  * Moves @old's value to a new entry named @newname, replacing @target if
  * there is one.  The value is not copied: the new entry takes it over,
- * and with it the memory of the value's home (ffst_entry_charge()).
+ * and only the new entry's own allocation is charged (to the value's
+ * owner); @old's stays charged while the value lives in it.
  */
 static int ffst_move_locked(struct ffst_entry *old, struct ffst_entry *target,
 			    const char *newname, u32 newlen)
 {
 	struct ffst_value *val = ffst_val(old), *targetval = NULL;
-	ssize_t move, table, mine, charge_target = 0;
+	size_t mem, freed, mine = 0;
 	struct ffst_entry *new;
 	struct ffst_quota *q;
 	int err = 0;
@@ -704,18 +731,14 @@ static int ffst_move_locked(struct ffst_entry *old, struct ffst_entry *target,
 	new = ffst_entry_adopt(newname, newlen, val);
 	if (!new)
 		return -ENOMEM;
-	move = ffst_entry_charge(new, val) - ffst_entry_charge(old, val);
-	table = move;
-	mine = move;
+	mem = ffst_entry_mem(new);
+	freed = ffst_mem_freed(old, NULL, val->owner, &mine);
 	if (target) {
 		targetval = ffst_val(target);
-		charge_target = ffst_entry_charge(target, targetval);
-		table -= charge_target;
-		if (uid_eq(targetval->owner, val->owner))
-			mine -= charge_target;
+		freed += ffst_mem_freed(target, targetval, val->owner, &mine);
 	}
 	q = ffst_quota_find(val->owner);
-	err = ffst_bytes_check(table, q, mine);
+	err = ffst_bytes_check((ssize_t)(mem - freed), q, (ssize_t)(mem - mine));
 	if (err)
 		goto err_free_new;
 	new->seq = ffst_table.seq + 1;
@@ -736,8 +759,9 @@ static int ffst_move_locked(struct ffst_entry *old, struct ffst_entry *target,
 
 	ffst_table.seq++;
 	list_replace(&old->list, &new->list);
-	ffst_table.nr_bytes += move;
-	ffst_quota_charge(q, move);
+	/* @q holds the moved value's entry, so neither empties it */
+	ffst_mem_use(new, q, 1);	/* in the table; its value is not its own */
+	ffst_mem_leave(q, old, NULL);
 	if (target) {
 		list_del(&target->list);
 		ffst_account_remove(target, targetval);
@@ -778,7 +802,7 @@ int ffst_table_rename(const char *oldname, u32 oldlen,
 		goto out_unlock;
 
 	if (flags & FLAGSFIRST_RENAME_EXCHANGE) {
-		err = ffst_exchange_locked(old, target);
+		ffst_exchange_locked(old, target);
 		goto out_unlock;
 	}
 	if (target)

@@ -2953,6 +2953,55 @@ TEST_F(limits, a_value_counts_the_memory_its_entry_really_takes)
 	EXPECT_EQ(11, i) TH_LOG("10 fit, the 11th is ENOSPC");
 }
 
+/*
+ * EXCHANGE allocates nothing and frees nothing, so it charges nothing: a
+ * table that is exactly full can still swap two of its values.
+ */
+TEST_F(limits, an_exchange_in_a_full_table_succeeds_and_moves_no_charge)
+{
+	char a[64], b[64], max[32];
+	long bytes;
+
+	ASSERT_EQ(0, set(self->fd, fresh(a, "xa"), "a short value", 0));
+	ASSERT_EQ(0, set(self->fd, fresh(b, "xb-with-a-longer-name"), "b", 0));
+	bytes = read_stat("bytes");
+	if (bytes < 0)
+		SKIP(return, "no " STATS);
+	snprintf(max, sizeof(max), "%ld", bytes);
+	ASSERT_EQ(0, write_param("max_bytes", max));
+	EXPECT_EQ(0, ren(self->fd, a, b, FLAGSFIRST_RENAME_EXCHANGE));
+	EXPECT_EQ(bytes, read_stat("bytes"));
+	EXPECT_EQ(0, ren(self->fd, b, a, FLAGSFIRST_RENAME_EXCHANGE));
+	EXPECT_EQ(bytes, read_stat("bytes"));
+}
+
+/* Each allocation is counted once, for as long as the table keeps it. */
+TEST_F(limits, the_byte_count_is_what_is_allocated_after_exchanges_and_renames)
+{
+	char a[64], b[64], c[64];
+	long start = read_stat("bytes");
+
+	if (start < 0)
+		SKIP(return, "no " STATS);
+	EXPECT_EQ(read_stat("allocated"), start);
+	ASSERT_EQ(0, set(self->fd, fresh(a, "ca"), "value a", 0));
+	ASSERT_EQ(0, set(self->fd, fresh(b, "cb"), "value b", 0));
+	ASSERT_EQ(0, ren(self->fd, a, b, FLAGSFIRST_RENAME_EXCHANGE));
+	EXPECT_EQ(read_stat("allocated"), read_stat("bytes")) TH_LOG("exchanged");
+	/* b holds a's value, in a's allocation, which a keeps too */
+	ASSERT_EQ(0, ren(self->fd, b, fresh(c, "cc-a-longer-name-than-b"), 0));
+	EXPECT_EQ(read_stat("allocated"), read_stat("bytes")) TH_LOG("renamed");
+	ASSERT_EQ(0, ren(self->fd, a, c, FLAGSFIRST_RENAME_EXCHANGE));
+	EXPECT_EQ(read_stat("allocated"), read_stat("bytes")) TH_LOG("again");
+	ASSERT_EQ(0, del(self->fd, a, 0));
+	EXPECT_EQ(read_stat("allocated"), read_stat("bytes")) TH_LOG("one gone");
+	ASSERT_EQ(0, set(self->fd, c, "replaced", 0));
+	EXPECT_EQ(read_stat("allocated"), read_stat("bytes")) TH_LOG("replaced");
+	ASSERT_EQ(0, del(self->fd, c, 0));
+	EXPECT_EQ(start, read_stat("bytes")) TH_LOG("all gone");
+	EXPECT_EQ(start, read_stat("allocated"));
+}
+
 /* Memory cgroups: who pays for what. */
 
 /* @n SETs of @len-byte values, in cgroup @cg; the growth of its memory. */

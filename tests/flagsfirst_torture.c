@@ -432,13 +432,11 @@ static int fuzz(int argc, char **argv)
 	}
 	/*
 	 * The byte count is what the entries take: at least their names and
-	 * values, at least every allocation still alive (each is an entry or
-	 * the home of a moved value), and at most twice that (two entries that
-	 * exchanged values count each other's allocation).
+	 * values, and exactly every allocation still alive (each is an entry
+	 * or the home of a moved value), each counted once.
 	 */
 	st = read_stats();
-	if (st.entries != counted || st.bytes < bytes || st.bytes < st.allocated ||
-	    st.bytes > 2 * st.allocated)
+	if (st.entries != counted || st.bytes < bytes || st.bytes != st.allocated)
 		die("seed %" PRIu64 ": the table holds %lu entries, %lu bytes of names "
 		    "and values; the module counts %lu entries charged %lu bytes, "
 		    "%lu allocated", seed, counted, bytes, st.entries, st.bytes,

@@ -45,9 +45,11 @@
  *     from the per-uid limits.  The kernel is out of memory: ENOMEM.
  *  9. The operation, atomic with respect to every other operation.
  *
- * What an entry takes (max_bytes, max_bytes_per_uid): its allocations as
- * the allocator rounds them, plus those of the entry its value lives in
- * when RENAME or EXCHANGE moved the value; a value over about a page gets
+ * What the entries take (max_bytes, max_bytes_per_uid): every allocation
+ * the table keeps, counted once as the allocator rounds it, against the
+ * owner of the value it was made for.  It stays counted while that value
+ * is in the table under any name (RENAME and EXCHANGE move values without
+ * copying), so EXCHANGE changes no count.  A value over about a page gets
  * pages of its own, so no allocation is more than a page bigger than it.
  *
  * Errors, all operations: ENOTTY, EINVAL, E2BIG, EFAULT, ENOMEM.
