@@ -11,7 +11,7 @@
 #include <kunit/test.h>
 #include <linux/module.h>
 
-#include "ioctl.h"
+#include "dispatch.h"
 
 /* The op with number @nr, or NULL for a hole in the table. */
 static const struct ffst_op *ffst_test_op(unsigned int nr)

@@ -1,15 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* flagsfirst: the dispatcher's table of operations, for ioctl.c and KUnit. */
+/*
+ * flagsfirst: what the dispatcher (dispatch.h) needs to know of this
+ * interface's operations, and their predicates for KUnit.
+ */
 #ifndef _FLAGSFIRST_IOCTL_H
 #define _FLAGSFIRST_IOCTL_H
 
-#include <kunit/visibility.h>
 #include <linux/flagsfirst.h>
 
 #include "flagsfirst.h"
 
+/* Every operation's struct; each starts with its flags. */
 union ffst_args {
-	__u64 flags;			/* every struct starts with it */
+	__u64 flags;
 	struct flagsfirst_set set;
 	struct flagsfirst_get get;
 	struct flagsfirst_delete del;
@@ -17,58 +20,16 @@ union ffst_args {
 	struct flagsfirst_watch watch;
 };
 
-/* What an op understands in one ABI version. */
-struct ffst_op_abi {
-	size_t ksize;
-	u64 flags;
-};
-
-/* An op that has not changed since ABI 0. */
-#define FFST_EVERY_ABI(size, valid) \
-	{ [0 ... FFST_ABI_LATEST] = { (size), (valid) } }
-
-/**
- * struct ffst_op - one extensible operation, as the dispatcher sees it
- * @size_ver0: the first published size; smaller is EINVAL
- * @abi: per ABI version (module parameter abi_version), the size of the
- *	struct the module understands and the flags it accepts (CHECK_FIELDS
- *	aside)
- * @fields: the CHECK_FIELDS answer (flags aside): all ones in every field
- *	the module understands, 0 in every __reserved field.  The dispatcher
- *	also rejects a non-zero byte wherever it is 0, so the two cannot drift.
- * @mutates: changes the table, so needs an fd opened for writing (EBADF)
- * @args_valid: flag combinations and field rules, or NULL if none
- * @handler: the operation, called once every generic rule has passed
- */
-struct ffst_op {
-	size_t size_ver0;
-	struct ffst_op_abi abi[FFST_ABI_LATEST + 1];
-	const union ffst_args *fields;
-	bool mutates;
-	bool (*args_valid)(const union ffst_args *args, size_t usize);
-	long (*handler)(union ffst_args *args, void __user *uarg, size_t usize);
-};
-
 /* ioctl numbers 0x00 (SET) to 0x05 (WATCH); a hole has no handler */
-#define FFST_NR_OPS	6
+#define FFST_NR_OPS		6
+#define FFST_IOC_TYPE		_IOC_TYPE(FLAGSFIRST_IOC_SET)
+#define FFST_CHECK_FIELDS	FLAGSFIRST_CHECK_FIELDS
 
-/*
- * The dispatcher's pure helpers are static (VISIBLE_IF_KUNIT) unless the
- * kernel has KUnit, when they are exported for flagsfirst_kunit.ko alone
- * (EXPORT_SYMBOL_IF_KUNIT(), namespace EXPORTED_FOR_KUNIT_TESTING).
- */
 #if IS_ENABLED(CONFIG_KUNIT)
-extern const struct ffst_op ffst_ops[FFST_NR_OPS];
 int ffst_name_len_check(long len, bool may_be_empty);
 bool ffst_set_args_valid(const union ffst_args *args, size_t usize);
 bool ffst_rename_args_valid(const union ffst_args *args, size_t usize);
 bool ffst_watch_args_valid(const union ffst_args *args, size_t usize);
-u64 ffst_fields_flags(const struct ffst_op_abi *v);
-bool ffst_reserved_clear(const struct ffst_op *op, size_t ksize,
-			 const union ffst_args *args);
-int ffst_usize_check(const struct ffst_op *op, size_t usize);
-bool ffst_args_valid(const struct ffst_op *op, const struct ffst_op_abi *v,
-		     const union ffst_args *args, size_t usize);
 #endif
 
 #endif /* _FLAGSFIRST_IOCTL_H */

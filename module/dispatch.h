@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * flagsfirst: the dispatcher's view of an operation.  The interface gives
+ * it (ioctl.h) union ffst_args, FFST_NR_OPS, FFST_IOC_TYPE,
+ * FFST_CHECK_FIELDS and FFST_ABI_LATEST, and defines ffst_ops[] and
+ * ffst_abi_version.
+ */
+#ifndef _FLAGSFIRST_DISPATCH_H
+#define _FLAGSFIRST_DISPATCH_H
+
+#include <kunit/visibility.h>
+#include <linux/fs.h>
+#include <linux/types.h>
+
+#include "ioctl.h"
+
+/* What an op understands in one ABI version. */
+struct ffst_op_abi {
+	size_t ksize;
+	u64 flags;
+};
+
+/* An op that has not changed since ABI 0. */
+#define FFST_EVERY_ABI(size, valid) \
+	{ [0 ... FFST_ABI_LATEST] = { (size), (valid) } }
+
+/**
+ * struct ffst_op - one extensible operation, as the dispatcher sees it
+ * @size_ver0: the first published size; smaller is EINVAL
+ * @abi: per ABI version (module parameter abi_version), the size of the
+ *	struct the module understands and the flags it accepts (CHECK_FIELDS
+ *	aside)
+ * @fields: the CHECK_FIELDS answer (flags aside): all ones in every field
+ *	the module understands, 0 in every __reserved field.  The dispatcher
+ *	also rejects a non-zero byte wherever it is 0, so the two cannot drift.
+ * @mutates: changes state, so needs an fd opened for writing (EBADF)
+ * @args_valid: flag combinations and field rules, or NULL if none
+ * @handler: the operation, called once every generic rule has passed
+ */
+struct ffst_op {
+	size_t size_ver0;
+	struct ffst_op_abi abi[FFST_ABI_LATEST + 1];
+	const union ffst_args *fields;
+	bool mutates;
+	bool (*args_valid)(const union ffst_args *args, size_t usize);
+	long (*handler)(union ffst_args *args, void __user *uarg, size_t usize);
+};
+
+/* The interface's operations, by ioctl number; a hole has no handler. */
+extern const struct ffst_op ffst_ops[FFST_NR_OPS];
+extern unsigned int ffst_abi_version;
+
+long ffst_dispatch(struct file *file, unsigned int cmd, unsigned long arg);
+int ffst_args_to_user(void __user *uarg, size_t usize, u64 flags,
+		      const union ffst_args *args, size_t ksize);
+
+/*
+ * The dispatcher's pure helpers are static (VISIBLE_IF_KUNIT) unless the
+ * kernel has KUnit, when they are exported for the KUnit module alone
+ * (EXPORT_SYMBOL_IF_KUNIT(), namespace EXPORTED_FOR_KUNIT_TESTING).
+ */
+#if IS_ENABLED(CONFIG_KUNIT)
+u64 ffst_fields_flags(const struct ffst_op_abi *v);
+bool ffst_reserved_clear(const struct ffst_op *op, size_t ksize,
+			 const union ffst_args *args);
+int ffst_usize_check(const struct ffst_op *op, size_t usize);
+bool ffst_args_valid(const struct ffst_op *op, const struct ffst_op_abi *v,
+		     const union ffst_args *args, size_t usize);
+#endif
+
+#endif /* _FLAGSFIRST_DISPATCH_H */
