@@ -78,7 +78,7 @@ efault:
 /* The flags word of @op's CHECK_FIELDS answer, as ABI @v has it. */
 VISIBLE_IF_KUNIT u64 ffst_fields_flags(const struct ffst_op_abi *v)
 {
-	return v->flags | FFST_CHECK_FIELDS;
+	return v->flags | FLAGSFIRST_CHECK_FIELDS;
 }
 EXPORT_SYMBOL_IF_KUNIT(ffst_fields_flags);
 
@@ -177,7 +177,7 @@ long ffst_dispatch(struct file *file, unsigned int cmd, unsigned long arg)
 	err = ffst_args_from_user(&args, uarg, min(usize, v->ksize));
 	if (err)
 		return err;
-	if (args.flags == FFST_CHECK_FIELDS)
+	if (args.flags == FLAGSFIRST_CHECK_FIELDS)
 		return ffst_check_fields(op, v, uarg, usize);
 	if (usize > v->ksize) {
 		err = check_zeroed_user(uarg + v->ksize, usize - v->ksize);
@@ -190,5 +190,5 @@ long ffst_dispatch(struct file *file, unsigned int cmd, unsigned long arg)
 	if (op->mutates && !(file->f_mode & FMODE_WRITE))
 		return -EBADF;
 
-	return op->handler(&args, uarg, usize);
+	return op->handler(file, &args, uarg, usize);
 }

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * flagsfirst: the dispatcher's view of an operation.  The interface gives
- * it (ioctl.h) union ffst_args, FFST_NR_OPS, FFST_IOC_TYPE,
- * FFST_CHECK_FIELDS and FFST_ABI_LATEST, and defines ffst_ops[] and
- * ffst_abi_version.
+ * it (ioctl.h) union ffst_args, FFST_NR_OPS, FFST_IOC_TYPE, FFST_ABI_LATEST
+ * and, from its uapi header, FLAGSFIRST_CHECK_FIELDS; it defines ffst_ops[]
+ * and ffst_abi_version.
  */
 #ifndef _FLAGSFIRST_DISPATCH_H
 #define _FLAGSFIRST_DISPATCH_H
@@ -35,7 +35,8 @@ struct ffst_op_abi {
  *	also rejects a non-zero byte wherever it is 0, so the two cannot drift.
  * @mutates: changes state, so needs an fd opened for writing (EBADF)
  * @args_valid: flag combinations and field rules, or NULL if none
- * @handler: the operation, called once every generic rule has passed
+ * @handler: the operation on @file, called once every generic rule has
+ *	passed, with the caller's struct (@uarg, @usize bytes) copied in @args
  */
 struct ffst_op {
 	size_t size_ver0;
@@ -43,7 +44,8 @@ struct ffst_op {
 	const union ffst_args *fields;
 	bool mutates;
 	bool (*args_valid)(const union ffst_args *args, size_t usize);
-	long (*handler)(union ffst_args *args, void __user *uarg, size_t usize);
+	long (*handler)(struct file *file, union ffst_args *args,
+			void __user *uarg, size_t usize);
 };
 
 /* The interface's operations, by ioctl number; a hole has no handler. */

@@ -69,7 +69,8 @@ VISIBLE_IF_KUNIT bool ffst_set_args_valid(const union ffst_args *args, size_t us
 }
 EXPORT_SYMBOL_IF_KUNIT(ffst_set_args_valid);
 
-static long ffst_set(union ffst_args *args, void __user *uarg, size_t usize)
+static long ffst_set(struct file *file, union ffst_args *args,
+		     void __user *uarg, size_t usize)
 {
 	const struct flagsfirst_set *set = &args->set;
 	char name[FLAGSFIRST_NAME_MAX + 1] __uninitialized;
@@ -103,7 +104,8 @@ err_free_entry:
 	return err;
 }
 
-static long ffst_get(union ffst_args *args, void __user *uarg, size_t usize)
+static long ffst_get(struct file *file, union ffst_args *args,
+		     void __user *uarg, size_t usize)
 {
 	struct flagsfirst_get *get = &args->get;
 	char name[FLAGSFIRST_NAME_MAX + 1] __uninitialized;
@@ -142,7 +144,8 @@ static long ffst_get(union ffst_args *args, void __user *uarg, size_t usize)
 	return err;
 }
 
-static long ffst_delete(union ffst_args *args, void __user *uarg, size_t usize)
+static long ffst_delete(struct file *file, union ffst_args *args,
+			void __user *uarg, size_t usize)
 {
 	const struct flagsfirst_delete *del = &args->del;
 	bool all = del->flags & FLAGSFIRST_DELETE_ALL;
@@ -167,7 +170,8 @@ VISIBLE_IF_KUNIT bool ffst_rename_args_valid(const union ffst_args *args, size_t
 }
 EXPORT_SYMBOL_IF_KUNIT(ffst_rename_args_valid);
 
-static long ffst_rename(union ffst_args *args, void __user *uarg, size_t usize)
+static long ffst_rename(struct file *file, union ffst_args *args,
+			void __user *uarg, size_t usize)
 {
 	const struct flagsfirst_rename *rename = &args->rename;
 	char oldname[FLAGSFIRST_NAME_MAX + 1] __uninitialized;
@@ -181,7 +185,7 @@ static long ffst_rename(union ffst_args *args, void __user *uarg, size_t usize)
 	if (newlen < 0)
 		return newlen;
 	return ffst_table_rename(oldname, oldlen, newname, newlen,
-			       rename->flags);
+				 rename->flags);
 }
 
 /* The mistake the other operations avoid: no flags, no size, no future. */
@@ -196,7 +200,7 @@ static long ffst_rename_legacy(struct file *file, void __user *uarg)
 		return -EBADF;
 	args.rename.oldname = legacy.oldname;
 	args.rename.newname = legacy.newname;
-	return ffst_rename(&args, NULL, 0);
+	return ffst_rename(file, &args, NULL, 0);
 }
 
 VISIBLE_IF_KUNIT bool ffst_watch_args_valid(const union ffst_args *args, size_t usize)
@@ -207,7 +211,8 @@ VISIBLE_IF_KUNIT bool ffst_watch_args_valid(const union ffst_args *args, size_t 
 }
 EXPORT_SYMBOL_IF_KUNIT(ffst_watch_args_valid);
 
-static long ffst_watch(union ffst_args *args, void __user *uarg, size_t usize)
+static long ffst_watch(struct file *file, union ffst_args *args,
+		       void __user *uarg, size_t usize)
 {
 	return ffst_watch_create(args->watch.mask, args->watch.flags);
 }
@@ -267,14 +272,14 @@ const struct ffst_op ffst_ops[FFST_NR_OPS] = {
 	[_IOC_NR(FLAGSFIRST_IOC_GET)] = {
 		.size_ver0 = FLAGSFIRST_GET_SIZE_VER0,
 		.abi = FFST_EVERY_ABI(sizeof(struct flagsfirst_get),
-				    FLAGSFIRST_GET_FLAGS),
+				      FLAGSFIRST_GET_FLAGS),
 		.fields = &ffst_get_fields,
 		.handler = ffst_get,
 	},
 	[_IOC_NR(FLAGSFIRST_IOC_DELETE)] = {
 		.size_ver0 = FLAGSFIRST_DELETE_SIZE_VER0,
 		.abi = FFST_EVERY_ABI(sizeof(struct flagsfirst_delete),
-				    FLAGSFIRST_DELETE_FLAGS),
+				      FLAGSFIRST_DELETE_FLAGS),
 		.fields = &ffst_delete_fields,
 		.mutates = true,
 		.handler = ffst_delete,
@@ -282,7 +287,7 @@ const struct ffst_op ffst_ops[FFST_NR_OPS] = {
 	[_IOC_NR(FLAGSFIRST_IOC_RENAME)] = {
 		.size_ver0 = FLAGSFIRST_RENAME_SIZE_VER0,
 		.abi = FFST_EVERY_ABI(sizeof(struct flagsfirst_rename),
-				    FLAGSFIRST_RENAME_FLAGS),
+				      FLAGSFIRST_RENAME_FLAGS),
 		.fields = &ffst_rename_fields,
 		.mutates = true,
 		.args_valid = ffst_rename_args_valid,
@@ -291,7 +296,7 @@ const struct ffst_op ffst_ops[FFST_NR_OPS] = {
 	[_IOC_NR(FLAGSFIRST_IOC_WATCH)] = {
 		.size_ver0 = FLAGSFIRST_WATCH_SIZE_VER0,
 		.abi = FFST_EVERY_ABI(sizeof(struct flagsfirst_watch),
-				    FLAGSFIRST_WATCH_FLAGS),
+				      FLAGSFIRST_WATCH_FLAGS),
 		.fields = &ffst_watch_fields,
 		.args_valid = ffst_watch_args_valid,
 		.handler = ffst_watch,

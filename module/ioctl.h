@@ -23,7 +23,6 @@ union ffst_args {
 /* ioctl numbers 0x00 (SET) to 0x05 (WATCH); a hole has no handler */
 #define FFST_NR_OPS		6
 #define FFST_IOC_TYPE		_IOC_TYPE(FLAGSFIRST_IOC_SET)
-#define FFST_CHECK_FIELDS	FLAGSFIRST_CHECK_FIELDS
 
 #if IS_ENABLED(CONFIG_KUNIT)
 int ffst_name_len_check(long len, bool may_be_empty);
