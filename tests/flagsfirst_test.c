@@ -36,8 +36,23 @@
 
 #include "kselftest_harness.h"
 
-#define PAGE		4096
-#define POISON		0xcc
+/* The rules of the dispatcher, on every op (tests/discipline.h). */
+#define FFST_IOC_TYPE	_IOC_TYPE(FLAGSFIRST_IOC_SET)
+
+/* What a call of an op needs between preparing it and checking it. */
+struct names {
+	char a[64], b[64];
+	int wfd;	/* watches every change, to see that a call made none */
+	int fds;	/* this process's open fds before the call */
+};
+
+FIXTURE(op) {
+	int fd;
+	struct names n;
+};
+
+#include "discipline.h"
+
 #define NOBODY		65534
 #define PARAMS		"/sys/module/flagsfirst/parameters/"
 
@@ -84,32 +99,9 @@ PIN(flagsfirst_event, seq, 8);
 PIN(flagsfirst_event, name_len, 16);
 PIN(flagsfirst_event, newname_len, 20);
 
-static uint64_t ptr(const void *p)
-{
-	return (uint64_t)(uintptr_t)p;
-}
-
-/* The ioctl's result, or -errno: tests compare against -EINVAL and such. */
-static int ffst(int fd, unsigned long cmd, void *arg)
-{
-	int ret = ioctl(fd, cmd, arg);
-
-	return ret < 0 ? -errno : ret;
-}
-
-static unsigned long ffst_cmd(unsigned int nr, size_t usize)
-{
-	return _IOC(_IOC_READ | _IOC_WRITE, 'Y', nr, usize);
-}
-
 static int open_dev(void)
 {
 	return open("/dev/flagsfirst", O_RDWR | O_CLOEXEC);
-}
-
-static bool is_root(void)
-{
-	return geteuid() == 0;
 }
 
 /* Names no other test (nor the other uid's run) uses. */
@@ -192,24 +184,6 @@ static int watch(int fd, uint64_t mask, uint64_t flags)
 	struct flagsfirst_watch w = { .flags = flags, .mask = mask };
 
 	return ffst(fd, FLAGSFIRST_IOC_WATCH, &w);
-}
-
-/*
- * @len bytes that end exactly where an unmapped page begins, so that any
- * read or write past them faults.  @shift moves them that many bytes onto
- * the unmapped page.
- */
-static unsigned char *at_page_end(size_t len, size_t shift)
-{
-	size_t maplen = (len + PAGE - 1) / PAGE * PAGE + PAGE;
-	unsigned char *map;
-
-	map = mmap(NULL, maplen, PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (map == MAP_FAILED)
-		return NULL;
-	munmap(map + maplen - PAGE, PAGE);
-	return map + maplen - PAGE - len + shift;
 }
 
 /* Runs @fn in a child as @uid (and that gid) with no capabilities. */
@@ -330,11 +304,6 @@ static int module_abi(void)
  * its flags.  Written out here, not taken from a header (the v0 binary's
  * knows ABI 0 only) nor from the module (which is what is under test).
  */
-struct release {
-	size_t size;
-	uint64_t flags;
-};
-
 #define ABI_RELEASES	2
 static const struct release releases[ABI_RELEASES][6] = {
 	[0] = {
@@ -431,16 +400,6 @@ static int drain(int wfd, unsigned char *buf, size_t len, struct rec *recs, int 
 	return parse(buf, got, recs, max);
 }
 
-/*
- * The op table of the tests: what this header says of each extensible op,
- * and how to build a call of it that succeeds.
- */
-struct names {
-	char a[64], b[64];
-	int wfd;	/* watches every change, to see that a call made none */
-	int fds;	/* this process's open fds before the call */
-};
-
 static int count_fds(void)
 {
 	struct dirent *d;
@@ -455,35 +414,10 @@ static int count_fds(void)
 	return count - 1;	/* the directory's own */
 }
 
-struct field {
-	size_t offset, size;
-};
-
-FIXTURE(op) {
-	int fd;
-	struct names n;
-};
-
-FIXTURE_VARIANT(op) {
-	unsigned int nr;
-	size_t ver0, size;
-	uint64_t flags;			/* this header's mask for the op */
-	uint64_t conflicts[2][2];	/* pairs that must fail together */
-	struct field fields[8];		/* understood fields; {0,0} ends */
-	struct field reserved[2];
-	/* Prepares entries and fills @buf with a call that returns 0. */
-	void (*fill)(int fd, struct names *n, void *buf, uint64_t flags);
-	/* Whether the call's effect is visible in the table. */
-	bool (*happened)(int fd, struct names *n);
-	bool changes_table;		/* a successful call changes it */
-	bool returns_fd;		/* a successful call returns an fd */
-	/*
-	 * What a call with just this known bit returns, as root and not
-	 * (1 stands for any positive count), from ABI @abi on.
-	 */
-	struct { uint64_t bit; int root, user, abi; } known[5];
-};
-
+/*
+ * This interface's ops for the rules of tests/discipline.h: what this
+ * header says of each, and how to build a call of it that succeeds.
+ */
 static void fill_set(int fd, struct names *n, void *buf, uint64_t flags)
 {
 	struct flagsfirst_set s = {
@@ -669,281 +603,20 @@ FIXTURE_TEARDOWN(op)
 }
 
 /*
- * Fills @buf with a call of the op that succeeds (making the entries it
- * needs), then forgets those changes: what the watch fd shows from now on,
- * and any fd more than now, came from the call.
+ * Drains the fixture's watch fd and counts the fds: what the watch fd
+ * shows from now on, and any fd more than now, came from the call.
  */
-static void prepare(int fd, const FIXTURE_VARIANT(op) *v, struct names *n,
-		    void *buf, uint64_t flags)
+static void forget_changes(int fd, struct names *n)
 {
 	unsigned char junk[4096];
 
-	v->fill(fd, n, buf, flags);
+	(void)fd;
 	while (read(n->wfd, junk, sizeof(junk)) > 0)
 		;
 	n->fds = count_fds();
 }
 
-/*
- * Calls the op with a struct of @usize bytes at the end of a page: the
- * header's struct, then @tail in every byte past it.  Returns the result.
- */
-static int call_sized(int fd, const FIXTURE_VARIANT(op) *v, struct names *n,
-		      size_t usize, unsigned char tail, uint64_t flags,
-		      size_t shift)
-{
-	unsigned char full[PAGE + 8] = { 0 }, *buf;
-	int ret;
-
-	prepare(fd, v, n, full, flags);
-	if (usize > v->size)
-		memset(full + v->size, tail, usize - v->size);
-	buf = at_page_end(usize, shift);
-	if (!buf)
-		return -ENOMEM;
-	memcpy(buf, full, usize - shift);
-	ret = ffst(fd, ffst_cmd(v->nr, usize), buf);
-	/* A new fd is success; CHECK_FIELDS returns 0, never an fd. */
-	if (v->returns_fd && ret > 0 && !(flags & FLAGSFIRST_CHECK_FIELDS)) {
-		close(ret);
-		ret = 0;
-	}
-	return ret;
-}
-
-/* What the running module accepts for this op and how big its struct is. */
-static void module_view(const FIXTURE_VARIANT(op) *v, uint64_t *flags,
-			size_t *size)
-{
-	*flags = release_of(v->nr)->flags;
-	*size = release_of(v->nr)->size;
-}
-
-/* The module's struct size as CHECK_FIELDS shows it: any binary can ask. */
-static size_t kernel_size(int fd, unsigned int nr)
-{
-	uint64_t cf = FLAGSFIRST_CHECK_FIELDS;
-	unsigned char buf[256] = { 0 };
-	size_t n = sizeof(buf);
-
-	memcpy(buf, &cf, sizeof(cf));
-	if (ffst(fd, ffst_cmd(nr, sizeof(buf)), buf))
-		return 0;
-	while (n && !buf[n - 1])
-		n--;
-	return (n + 7) & ~(size_t)7;
-}
-
-#define MAX(a, b)	((a) > (b) ? (a) : (b))
-
-#define SIZE_CASE(test, usize, tail, expected, effect)				\
-TEST_F(op, test)								\
-{										\
-	EXPECT_EQ(expected, call_sized(self->fd, variant, &self->n,		\
-				       usize, tail, 0, 0));			\
-	EXPECT_EQ(effect, variant->happened(self->fd, &self->n));		\
-}
-
-SIZE_CASE(struct_one_byte_smaller_than_ver0_fails_with_EINVAL,
-	  variant->ver0 - 1, 0, -EINVAL, false)
-SIZE_CASE(ver0_struct_succeeds, variant->ver0, 0, 0, variant->changes_table)
-SIZE_CASE(current_struct_succeeds, variant->size, 0, 0, variant->changes_table)
-SIZE_CASE(bigger_struct_with_zero_tail_succeeds, variant->size + 8, 0, 0,
-	  variant->changes_table)
-/* Past both structs: an ABI-0 binary's tail is a newer module's field. */
-SIZE_CASE(bigger_struct_with_non_zero_tail_fails_with_E2BIG,
-	  MAX(variant->size, release_of(variant->nr)->size) + 8, 1,
-	  -E2BIG, false)
-/* Not a whole number of words: between ver0 and current, or a short tail. */
-SIZE_CASE(odd_size_struct_with_zero_tail_succeeds, variant->ver0 + 5, 0, 0,
-	  variant->changes_table)
-SIZE_CASE(page_size_struct_with_zero_tail_succeeds, PAGE, 0, 0,
-	  variant->changes_table)
-SIZE_CASE(page_size_struct_with_non_zero_tail_fails_with_E2BIG,
-	  PAGE, 0x80, -E2BIG, false)
-SIZE_CASE(struct_one_byte_over_page_size_fails_with_E2BIG,
-	  PAGE + 1, 0, -E2BIG, false)
-
-TEST_F(op, struct_ending_on_an_unmapped_page_fails_with_EFAULT)
-{
-	EXPECT_EQ(-EFAULT, call_sized(self->fd, variant, &self->n,
-				      variant->size, 0, 0, 1));
-	EXPECT_EQ(false, variant->happened(self->fd, &self->n));
-}
-
-TEST_F(op, odd_size_struct_ending_on_an_unmapped_page_fails_with_EFAULT)
-{
-	EXPECT_EQ(-EFAULT, call_sized(self->fd, variant, &self->n,
-				      variant->ver0 + 5, 0, 0, 1));
-	EXPECT_EQ(false, variant->happened(self->fd, &self->n));
-}
-
-TEST_F(op, null_struct_fails_with_EFAULT)
-{
-	EXPECT_EQ(-EFAULT, ffst(self->fd, ffst_cmd(variant->nr, variant->size), NULL));
-}
-
-TEST_F(op, every_unknown_flag_bit_fails_with_EINVAL)
-{
-	int bit;
-
-	for (bit = 0; bit < 64; bit++) {
-		uint64_t flag = 1ULL << bit;
-
-		if (flag & (variant->flags | FLAGSFIRST_CHECK_FIELDS))
-			continue;
-		EXPECT_EQ(-EINVAL, call_sized(self->fd, variant, &self->n,
-					      variant->size, 0, flag, 0))
-			TH_LOG("flag bit %d", bit);
-		EXPECT_EQ(false, variant->happened(self->fd, &self->n))
-			TH_LOG("flag bit %d changed the table", bit);
-	}
-}
-
-TEST_F(op, every_known_flag_bit_gives_its_documented_result)
-{
-	uint64_t seen = 0;
-	int i;
-
-	for (i = 0; i < 5 && variant->known[i].bit; i++) {
-		int expected = is_root() ? variant->known[i].root
-					 : variant->known[i].user;
-		int ret;
-
-		/* A module of an older ABI does not know the bit yet. */
-		if (module_abi() < variant->known[i].abi)
-			expected = -EINVAL;
-		ret = call_sized(self->fd, variant, &self->n, variant->size, 0,
-				 variant->known[i].bit, 0);
-
-		EXPECT_EQ(expected, ret > 0 ? 1 : ret)
-			TH_LOG("flag 0x%llx",
-			       (unsigned long long)variant->known[i].bit);
-		seen |= variant->known[i].bit;
-	}
-	/* The header's mask and this table agree: no flag goes untested. */
-	EXPECT_EQ(variant->flags, seen);
-}
-
-TEST_F(op, every_conflicting_pair_fails_with_EINVAL)
-{
-	int i;
-
-	for (i = 0; i < 2 && variant->conflicts[i][0]; i++) {
-		uint64_t pair = variant->conflicts[i][0] | variant->conflicts[i][1];
-
-		EXPECT_EQ(-EINVAL, call_sized(self->fd, variant, &self->n,
-					      variant->size, 0, pair, 0));
-		EXPECT_EQ(false, variant->happened(self->fd, &self->n));
-	}
-}
-
-TEST_F(op, every_non_zero_reserved_field_fails_with_EINVAL)
-{
-	unsigned char buf[PAGE] = { 0 };
-	int i;
-
-	for (i = 0; i < 2 && variant->reserved[i].size; i++) {
-		prepare(self->fd, variant, &self->n, buf, 0);
-		memset(buf + variant->reserved[i].offset, 0x01,
-		       variant->reserved[i].size);
-		EXPECT_EQ(-EINVAL, ffst(self->fd, ffst_cmd(variant->nr, variant->size), buf));
-		EXPECT_EQ(false, variant->happened(self->fd, &self->n));
-	}
-}
-
-TEST_F(op, check_fields_with_another_flag_fails_with_EINVAL)
-{
-	uint64_t other = variant->flags ? variant->flags & -variant->flags : 1;
-
-	EXPECT_EQ(-EINVAL, call_sized(self->fd, variant, &self->n, variant->size,
-				      0, FLAGSFIRST_CHECK_FIELDS | other, 0));
-	EXPECT_EQ(false, variant->happened(self->fd, &self->n));
-}
-
-/*
- * CHECK_FIELDS with a struct of @usize bytes that end where an unmapped page
- * begins, poisoned past the flags: every byte must be written, and none
- * past @usize (it would fault).  Fields the module knows read all ones,
- * reserved fields and the tail past the module's struct read 0.
- */
-static void check_fields_into_poison(struct __test_metadata *_metadata,
-				     int fd, struct names *n,
-				     const FIXTURE_VARIANT(op) *variant,
-				     size_t usize)
-{
-	unsigned char *buf = at_page_end(usize, 0), full[PAGE] = { 0 };
-	uint64_t flags, expected;
-	size_t ksize, i, j, at;
-
-	ASSERT_NE(NULL, buf);
-	module_view(variant, &expected, &ksize);
-	prepare(fd, variant, n, full, FLAGSFIRST_CHECK_FIELDS);
-	memcpy(buf, full, sizeof(flags));
-	memset(buf + sizeof(flags), POISON, usize - sizeof(flags));
-	ASSERT_EQ(0, ffst(fd, ffst_cmd(variant->nr, usize), buf));
-
-	memcpy(&flags, buf, sizeof(flags));
-	EXPECT_EQ(expected | FLAGSFIRST_CHECK_FIELDS, flags);
-	for (i = 0; variant->fields[i].size; i++) {
-		for (j = 0; j < variant->fields[i].size; j++) {
-			at = variant->fields[i].offset + j;
-			/* past the caller's or an older module's struct */
-			if (at < usize && at < ksize)
-				EXPECT_EQ(0xff, buf[at]) TH_LOG("byte %zu", at);
-		}
-	}
-	for (i = 0; i < 2 && variant->reserved[i].size; i++) {
-		for (j = 0; j < variant->reserved[i].size; j++) {
-			at = variant->reserved[i].offset + j;
-			if (at < usize)
-				EXPECT_EQ(0, buf[at]) TH_LOG("byte %zu", at);
-		}
-	}
-	for (i = ksize; i < usize; i++)
-		EXPECT_EQ(0, buf[i]) TH_LOG("tail byte %zu", i);
-	for (i = 0; i < usize; i++)
-		EXPECT_NE(POISON, buf[i]) TH_LOG("byte %zu left unwritten", i);
-}
-
-TEST_F(op, check_fields_writes_masks_fields_and_zero_tail_into_a_poisoned_struct)
-{
-	check_fields_into_poison(_metadata, self->fd, &self->n, variant,
-				 variant->size + 64);
-}
-
-/* Part of a field, or a tail that is not a whole word. */
-TEST_F(op, check_fields_at_an_odd_size_writes_exactly_its_bytes)
-{
-	check_fields_into_poison(_metadata, self->fd, &self->n, variant,
-				 variant->ver0 + 5);
-}
-
-TEST_F(op, check_fields_at_ver0_size_writes_nothing_past_it)
-{
-	unsigned char *buf = at_page_end(variant->ver0, 0), full[PAGE] = { 0 };
-	uint64_t flags, expected;
-	size_t ksize;
-
-	ASSERT_NE(NULL, buf);
-	prepare(self->fd, variant, &self->n, full, FLAGSFIRST_CHECK_FIELDS);
-	memcpy(buf, full, variant->ver0);
-	/* at_page_end() makes any write past ver0 bytes fault. */
-	ASSERT_EQ(0, ffst(self->fd, ffst_cmd(variant->nr, variant->ver0), buf));
-	memcpy(&flags, buf, sizeof(flags));
-	module_view(variant, &expected, &ksize);
-	EXPECT_EQ(expected | FLAGSFIRST_CHECK_FIELDS, flags);
-}
-
-/* The CHECK_FIELDS flags answer of op @nr. */
-static uint64_t check_fields_flags(int fd, unsigned int nr)
-{
-	uint64_t cf[PAGE / 8] = { FLAGSFIRST_CHECK_FIELDS };
-
-	if (ffst(fd, ffst_cmd(nr, 64), cf))
-		return 0;
-	return cf[0];
-}
+#include "discipline_tests.h"
 
 TEST(the_module_runs_the_abi_this_run_was_started_for)
 {
@@ -966,36 +639,6 @@ TEST(the_module_runs_the_abi_this_run_was_started_for)
 			TH_LOG("op 0x%02x's flags", nrs[i]);
 	}
 	close(fd);
-}
-
-TEST_F(op, check_fields_changes_nothing_in_the_table)
-{
-	EXPECT_EQ(0, call_sized(self->fd, variant, &self->n, variant->size, 0,
-				FLAGSFIRST_CHECK_FIELDS, 0));
-	EXPECT_EQ(false, variant->happened(self->fd, &self->n));
-}
-
-TEST_F(op, check_fields_obeys_the_size_bounds)
-{
-	EXPECT_EQ(-EINVAL, call_sized(self->fd, variant, &self->n,
-				      variant->ver0 - 1, 0,
-				      FLAGSFIRST_CHECK_FIELDS, 0));
-	EXPECT_EQ(-E2BIG, call_sized(self->fd, variant, &self->n, PAGE + 1, 0,
-				     FLAGSFIRST_CHECK_FIELDS, 0));
-	EXPECT_EQ(-EFAULT, call_sized(self->fd, variant, &self->n,
-				      variant->size, 0,
-				      FLAGSFIRST_CHECK_FIELDS, 1));
-}
-
-TEST_F(op, other_directions_fail_with_ENOTTY)
-{
-	unsigned char buf[PAGE] = { 0 };
-
-	prepare(self->fd, variant, &self->n, buf, 0);
-	EXPECT_EQ(-ENOTTY, ffst(self->fd, _IOC(_IOC_WRITE, 'Y', variant->nr, variant->size), buf));
-	EXPECT_EQ(-ENOTTY, ffst(self->fd, _IOC(_IOC_READ, 'Y', variant->nr, variant->size), buf));
-	EXPECT_EQ(-ENOTTY, ffst(self->fd, _IOC(_IOC_NONE, 'Y', variant->nr, 0), buf));
-	EXPECT_EQ(false, variant->happened(self->fd, &self->n));
 }
 
 TEST(unknown_numbers_and_foreign_types_fail_with_ENOTTY)
