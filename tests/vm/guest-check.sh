@@ -6,6 +6,7 @@
 # make mutate passes ffcells=abi1.current.64,... (the cells that can see a
 # mutant) and ffheavy=1 if the long tests must run too.
 . /guest-lib.sh
+. /guest-heavy.sh
 
 # Loaded with no parameter, the module is the latest ABI.
 dmesg -c >/dev/null

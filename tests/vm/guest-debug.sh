@@ -8,6 +8,7 @@ FUZZ_IOCTLS=${ffioctls:-1000000}
 CYCLES=${ffcycles:-100}
 
 . /guest-lib.sh
+. /guest-heavy.sh
 
 # What the kernel allocated before us is not ours to report.
 echo clear >/sys/kernel/debug/kmemleak

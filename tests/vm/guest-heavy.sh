@@ -1,0 +1,14 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# Sourced by guest-check.sh and guest-debug.sh.
+# The suite's long hostile-caller tests (and the CLOEXEC race, a fixture of
+# its own): they do not depend on the ABI or the word size, so runs other
+# than the first exclude them with "$HEAVY".
+HEAVY="-F race -F reader"
+for t in the_longest_get_during_a_65536_entry_delete_all_is_short \
+	 watch_records_are_charged_to_the_watcher_not_to_the_writer \
+	 failed_watches_at_the_fd_limit_leave_nothing_behind \
+	 watches_past_the_per_uid_limit_fail_with_EMFILE_and_leave_nothing \
+	 a_64_kib_value_takes_at_most_a_page_more_than_its_size; do
+	HEAVY="$HEAVY -T $t"
+done
