@@ -18,6 +18,8 @@
 #                   unknown bit) on every kernel of the matrix, side by side
 #   make mutate     break each rule of the module on purpose (tests/mutate/
 #                   mutants) and require the suite to notice every time
+#   make check-template  scripts/new-interface into a temporary directory:
+#                   the generated project's checks and its own make check
 #
 # check and demo install what they need (apt) and cache kernels under
 # ~/.cache/flagsfirst; KERNELS="6.1" narrows check to one kernel.
@@ -57,6 +59,9 @@ bench:
 
 demo:
 	tests/vm/run.sh demo
+
+check-template:
+	scripts/check-template
 
 # flagsfirst survey on every kernel of the matrix, side by side
 survey:
@@ -113,4 +118,4 @@ clean:
 		module/.*.cmd module/modules.order .*.cmd Module.symvers \
 		modules.order
 
-.PHONY: all module userspace tests check check-debug bench demo survey mutate mutate-sample lint install uninstall clean
+.PHONY: all module userspace tests check check-debug check-template bench demo survey mutate mutate-sample lint install uninstall clean

@@ -31,7 +31,7 @@
 #define PAGE		4096
 #define POISON		0xcc
 
-static uint64_t ptr(const void *p)
+static __attribute__((unused)) uint64_t ptr(const void *p)
 {
 	return (uint64_t)(uintptr_t)p;
 }
@@ -160,7 +160,7 @@ static void module_view(const FIXTURE_VARIANT(op) *v, uint64_t *flags,
 }
 
 /* The module's struct size as CHECK_FIELDS shows it: any binary can ask. */
-static size_t kernel_size(int fd, unsigned int nr)
+static __attribute__((unused)) size_t kernel_size(int fd, unsigned int nr)
 {
 	uint64_t cf = FLAGSFIRST_CHECK_FIELDS;
 	unsigned char buf[256] = { 0 };

@@ -207,7 +207,8 @@ TEST_F(op, check_fields_at_ver0_size_writes_nothing_past_it)
 }
 
 /* The CHECK_FIELDS flags answer of op @nr. */
-static uint64_t check_fields_flags(int fd, unsigned int nr)
+static __attribute__((unused)) uint64_t check_fields_flags(int fd,
+							   unsigned int nr)
 {
 	uint64_t cf[PAGE / 8] = { FLAGSFIRST_CHECK_FIELDS };
 
