@@ -414,6 +414,8 @@ static void ffst_mem_use(struct ffst_entry *e, struct ffst_quota *q,
 /* Returns the memory @e stops being charged, if that was its last reason. */
 static size_t ffst_mem_unuse(struct ffst_entry *e)
 {
+	if (WARN_ON_ONCE(!e->in_use))	/* a reason dropped twice */
+		return 0;
 	return --e->in_use ? 0 : ffst_entry_mem(e);
 }
 
