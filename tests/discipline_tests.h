@@ -23,7 +23,7 @@ SIZE_CASE(bigger_struct_with_zero_tail_succeeds, variant->size + 8, 0, 0,
 	  variant->changes_table)
 /* Past both structs: an ABI-0 binary's tail is a newer module's field. */
 SIZE_CASE(bigger_struct_with_non_zero_tail_fails_with_E2BIG,
-	  MAX(variant->size, release_of(variant->nr)->size) + 8, 1,
+	  MAX(variant->size, module_release(variant)->size) + 8, 1,
 	  -E2BIG, false)
 /* Not a whole number of words: between ver0 and current, or a short tail. */
 SIZE_CASE(odd_size_struct_with_zero_tail_succeeds, variant->ver0 + 5, 0, 0,
