@@ -238,11 +238,13 @@ TEST_F(op, check_fields_obeys_the_size_bounds)
 
 TEST_F(op, other_directions_fail_with_ENOTTY)
 {
+	unsigned int nr = variant->nr;
 	unsigned char buf[PAGE] = { 0 };
+	size_t size = variant->size;
 
 	prepare(self->fd, variant, &self->n, buf, 0);
-	EXPECT_EQ(-ENOTTY, ffst(self->fd, _IOC(_IOC_WRITE, FFST_IOC_TYPE, variant->nr, variant->size), buf));
-	EXPECT_EQ(-ENOTTY, ffst(self->fd, _IOC(_IOC_READ, FFST_IOC_TYPE, variant->nr, variant->size), buf));
-	EXPECT_EQ(-ENOTTY, ffst(self->fd, _IOC(_IOC_NONE, FFST_IOC_TYPE, variant->nr, 0), buf));
+	EXPECT_EQ(-ENOTTY, ffst(self->fd, _IOC(_IOC_WRITE, FFST_IOC_TYPE, nr, size), buf));
+	EXPECT_EQ(-ENOTTY, ffst(self->fd, _IOC(_IOC_READ, FFST_IOC_TYPE, nr, size), buf));
+	EXPECT_EQ(-ENOTTY, ffst(self->fd, _IOC(_IOC_NONE, FFST_IOC_TYPE, nr, 0), buf));
 	EXPECT_EQ(false, variant->happened(self->fd, &self->n));
 }

@@ -19,29 +19,8 @@
 
 #include "survey.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-#define RAW_MAX 16384	/* _IOC_SIZE can say at most 16383 */
-
-struct flag_name {
-	uint64_t bit;
-	const char *name;
-};
-
-struct field {
-	const char *name;
-	size_t offset, size;
-};
-
-#define FIELD(type, f) { #f, offsetof(struct type, f), sizeof(((struct type *)0)->f) }
-
-/* What this client knows of each extensible op, for probe and raw. */
-struct op {
-	const char *name;
-	unsigned int nr;
-	size_t size;		/* sizeof the struct in this client's header */
-	const struct flag_name *flags;
-	const struct field *fields;
-};
+#define FFST_IOC_TYPE	_IOC_TYPE(FLAGSFIRST_IOC_SET)
+#include "client.h"
 
 static const struct flag_name set_flags[] = {
 	{ FLAGSFIRST_SET_NOREPLACE, "NOREPLACE" },
@@ -115,19 +94,6 @@ static const struct field watch_fields[] = {
 static const struct field rename_fields[] = {
 	FIELD(flagsfirst_rename, oldname), FIELD(flagsfirst_rename, newname),
 	{ NULL, 0, 0 },
-};
-
-static const struct op ops[] = {
-	{ "set", _IOC_NR(FLAGSFIRST_IOC_SET), sizeof(struct flagsfirst_set),
-	  set_flags, set_fields },
-	{ "get", _IOC_NR(FLAGSFIRST_IOC_GET), sizeof(struct flagsfirst_get),
-	  get_flags, get_fields },
-	{ "delete", _IOC_NR(FLAGSFIRST_IOC_DELETE), sizeof(struct flagsfirst_delete),
-	  delete_flags, delete_fields },
-	{ "rename", _IOC_NR(FLAGSFIRST_IOC_RENAME), sizeof(struct flagsfirst_rename),
-	  rename_flags, rename_fields },
-	{ "watch", _IOC_NR(FLAGSFIRST_IOC_WATCH), sizeof(struct flagsfirst_watch),
-	  watch_flags, watch_fields },
 };
 
 static const char *errno_name(int err)
@@ -226,42 +192,6 @@ static int open_dev(void)
 	return fd;
 }
 
-static uint64_t ptr(const void *p)
-{
-	return (uint64_t)(uintptr_t)p;
-}
-
-static bool parse_u64(const char *s, uint64_t *v)
-{
-	char *end;
-
-	errno = 0;
-	*v = strtoull(s, &end, 0);
-	return !errno && *s && !*end;
-}
-
-static const char *flags_str(const struct flag_name *names, uint64_t flags)
-{
-	static char buf[256];
-	const struct flag_name *f;
-	size_t n = 0;
-
-	buf[0] = '\0';
-	for (f = names; f->name; f++) {
-		if (flags & f->bit) {
-			n += snprintf(buf + n, sizeof(buf) - n, "%s%s",
-				      n ? "|" : "", f->name);
-			flags &= ~f->bit;
-		}
-	}
-	if (flags)
-		snprintf(buf + n, sizeof(buf) - n, "%s0x%" PRIx64 "(unknown to this client)",
-			 n ? "|" : "", flags);
-	else if (!n)
-		snprintf(buf, sizeof(buf), "0");
-	return buf;
-}
-
 static void print_value(const unsigned char *v, size_t len)
 {
 	size_t i;
@@ -278,14 +208,6 @@ static void print_value(const unsigned char *v, size_t len)
 	putchar('"');
 }
 
-/* The kernel's struct ends at its last non-zero byte, rounded up to 8. */
-static size_t kernel_size(const unsigned char *buf, size_t len)
-{
-	while (len && !buf[len - 1])
-		len--;
-	return (len + 7) & ~(size_t)7;
-}
-
 #ifdef FLAGSFIRST_SET_IF_SEQ
 /*
  * Asks the running kernel with CHECK_FIELDS whether SET knows IF_SEQ, and
@@ -298,7 +220,7 @@ static bool kernel_has_if_seq(int fd)
 	uint64_t flags = FLAGSFIRST_CHECK_FIELDS;
 
 	memcpy(buf, &flags, sizeof(flags));
-	if (ioctl(fd, _IOC(_IOC_READ | _IOC_WRITE, 'Y',
+	if (ioctl(fd, _IOC(_IOC_READ | _IOC_WRITE, FFST_IOC_TYPE,
 			   _IOC_NR(FLAGSFIRST_IOC_SET), sizeof(buf)), buf))
 		return false;
 	memcpy(&flags, buf, sizeof(flags));
@@ -515,194 +437,95 @@ static int cmd_watch(int fd, int argc, char **argv)
 	return 0;
 }
 
-static bool all_ones(const unsigned char *p, size_t n)
+/* raw: a call of each op, from the options given (the rest zero). */
+static void raw_set(void *out, uint64_t flags, uint64_t reserved,
+		    struct raw_opts *o)
 {
-	while (n--)
-		if (*p++ != 0xff)
-			return false;
-	return true;
-}
-
-static int cmd_probe(int fd)
-{
-	static const size_t usize = 256;
-	unsigned char buf[256];
-	const struct field *f;
-	const struct op *op;
-	uint64_t flags;
-	size_t ksize;
-
-	printf("%-7s %-5s %-42s %s\n", "op", "size", "valid flags", "fields");
-	for (op = ops; op < ops + ARRAY_SIZE(ops); op++) {
-		memset(buf, 0xcc, sizeof(buf));
-		flags = FLAGSFIRST_CHECK_FIELDS;
-		memcpy(buf, &flags, sizeof(flags));
-		if (ioctl(fd, _IOC(_IOC_READ | _IOC_WRITE, 'Y', op->nr, usize), buf)) {
-			printf("%-7s %s (%s)\n", op->name, errno_name(errno),
-			       errno == ENOTTY ? "not in this kernel" :
-			       "CHECK_FIELDS not supported");
-			continue;
-		}
-		memcpy(&flags, buf, sizeof(flags));
-		ksize = kernel_size(buf, usize);
-		printf("%-7s %-5zu %-42s", op->name, ksize, flags_str(op->flags, flags));
-		for (f = op->fields; f->name; f++)
-			if (f->offset + f->size <= ksize &&
-			    all_ones(buf + f->offset, f->size))
-				printf(" %s", f->name);
-		if (ksize > op->size)
-			printf(" +%zu bytes this client does not know", ksize - op->size);
-		printf("\n");
-	}
-	return 0;
-}
-
-static const struct op *find_op(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(ops); i++)
-		if (!strcmp(ops[i].name, name))
-			return &ops[i];
-	return NULL;
-}
-
-/*
- * Sends any size, flags and trailing bytes and prints the verdict.  The
- * struct is placed to end exactly at a page boundary followed by an unmapped
- * page, so a kernel that read past usize would fault.
- */
-static int cmd_raw(int fd, int argc, char **argv)
-{
-	const char *name = "raw-name", *newname = "raw-newname", *value = "raw-value";
-	uint64_t usize = 0, flags = 0, tail = 0, reserved = 0, v;
-	uint64_t mask = FLAGSFIRST_EVENT_ALL, expect_seq = 0;
-	bool have_size = false;
-	const struct op *op;
-	unsigned char *map, *buf;
-	long page = sysconf(_SC_PAGESIZE);
-	size_t maplen;
-	int i, ret;
-
-	op = argc < 1 ? NULL : find_op(argv[0]);
-	if (!op)
-		return usage();
-	for (i = 1; i + 1 < argc; i += 2) {
-		if (!strcmp(argv[i], "--name")) {
-			name = argv[i + 1];
-			continue;
-		}
-		if (!strcmp(argv[i], "--newname")) {
-			newname = argv[i + 1];
-			continue;
-		}
-		if (!strcmp(argv[i], "--value")) {
-			value = argv[i + 1];
-			continue;
-		}
-		if (!parse_u64(argv[i + 1], &v))
-			return usage();
-		if (!strcmp(argv[i], "--size"))
-			usize = v, have_size = true;
-		else if (!strcmp(argv[i], "--flags"))
-			flags = v;
-		else if (!strcmp(argv[i], "--tail-byte"))
-			tail = v;
-		else if (!strcmp(argv[i], "--reserved"))
-			reserved = v;
-		else if (!strcmp(argv[i], "--mask"))
-			mask = v;
-		else if (!strcmp(argv[i], "--expect-seq"))
-			expect_seq = v;
-		else
-			return usage();
-	}
-	if (i != argc || !have_size || usize >= RAW_MAX || tail > 0xff)
-		return usage();
-
-	maplen = ((usize + page - 1) / page + 1) * page;
-	map = mmap(NULL, maplen, PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (map == MAP_FAILED)
-		return fail("mmap");
-	munmap(map + maplen - page, page);
-	buf = map + maplen - page - usize;
-	memset(buf, 0, usize);
-	if (usize > op->size)
-		memset(buf + op->size, (int)tail, usize - op->size);
-
-	/* Designated initializers: a struct that grows must not break them. */
-	switch (op->nr) {
-	case _IOC_NR(FLAGSFIRST_IOC_SET): {
-		struct flagsfirst_set s = {
-			.flags = flags, .name = ptr(name), .value = ptr(value),
-			.value_len = strlen(value), .__reserved = reserved,
+	const char *value = raw_str(o, "--value", "raw-value");
+	struct flagsfirst_set s = {
+		.flags = flags, .name = ptr(raw_str(o, "--name", "raw-name")),
+		.value = ptr(value), .value_len = strlen(value),
+		.__reserved = reserved,
 #ifdef FLAGSFIRST_SET_IF_SEQ
-			.expect_seq = expect_seq,
+		.expect_seq = raw_u64(o, "--expect-seq", 0),
 #endif
-		};
+	};
 
-		(void)expect_seq;	/* an ABI-0 build has no such field */
-		memcpy(buf, &s, usize < sizeof(s) ? usize : sizeof(s));
-		break;
-	}
-	case _IOC_NR(FLAGSFIRST_IOC_GET): {
-		static char out[FLAGSFIRST_VALUE_MAX];
-		struct flagsfirst_get g = {
-			.flags = flags, .name = ptr(name), .value = ptr(out),
-			.value_len = sizeof(out), .__reserved = reserved,
-		};
-		memcpy(buf, &g, usize < sizeof(g) ? usize : sizeof(g));
-		break;
-	}
-	case _IOC_NR(FLAGSFIRST_IOC_DELETE): {
-		struct flagsfirst_delete d = { .flags = flags, .name = ptr(name) };
-
-		memcpy(buf, &d, usize < sizeof(d) ? usize : sizeof(d));
-		break;
-	}
-	case _IOC_NR(FLAGSFIRST_IOC_RENAME): {
-		struct flagsfirst_rename r = {
-			.flags = flags, .oldname = ptr(name), .newname = ptr(newname),
-		};
-		memcpy(buf, &r, usize < sizeof(r) ? usize : sizeof(r));
-		break;
-	}
-	default: {
-		struct flagsfirst_watch w = { .flags = flags, .mask = mask };
-
-		memcpy(buf, &w, usize < sizeof(w) ? usize : sizeof(w));
-		break;
-	}
-	}
-
-	printf("%s: size %" PRIu64 " (this header: %zu), flags %s", op->name,
-	       usize, op->size, flags_str(op->flags, flags));
-	if (usize > op->size)
-		printf(", tail bytes 0x%02" PRIx64, tail);
-	printf(" -> ");
-	ret = ioctl(fd, _IOC(_IOC_READ | _IOC_WRITE, 'Y', op->nr, usize), buf);
-	if (ret < 0) {
-		printf("%s: %s\n", errno_name(errno), errno_reason(errno));
-		munmap(map, maplen - page);
-		return 1;
-	}
-	printf("ok, returned %d\n", ret);
-	if (op->nr == _IOC_NR(FLAGSFIRST_IOC_WATCH) && flags != FLAGSFIRST_CHECK_FIELDS)
-		close(ret);
-	if (flags == FLAGSFIRST_CHECK_FIELDS) {
-		uint64_t kflags;
-
-		memcpy(&kflags, buf, sizeof(kflags));
-		printf("  kernel struct size %zu, valid flags %s\n",
-		       kernel_size(buf, usize), flags_str(op->flags, kflags));
-	}
-	munmap(map, maplen - page);
-	return 0;
+	memcpy(out, &s, sizeof(s));
 }
+
+static void raw_get(void *out, uint64_t flags, uint64_t reserved,
+		    struct raw_opts *o)
+{
+	static char value[FLAGSFIRST_VALUE_MAX];
+	struct flagsfirst_get g = {
+		.flags = flags, .name = ptr(raw_str(o, "--name", "raw-name")),
+		.value = ptr(value), .value_len = sizeof(value),
+		.__reserved = reserved,
+	};
+
+	memcpy(out, &g, sizeof(g));
+}
+
+static void raw_delete(void *out, uint64_t flags, uint64_t reserved,
+		       struct raw_opts *o)
+{
+	struct flagsfirst_delete d = {
+		.flags = flags, .name = ptr(raw_str(o, "--name", "raw-name")),
+	};
+
+	(void)reserved;
+	memcpy(out, &d, sizeof(d));
+}
+
+static void raw_rename(void *out, uint64_t flags, uint64_t reserved,
+		       struct raw_opts *o)
+{
+	struct flagsfirst_rename r = {
+		.flags = flags, .oldname = ptr(raw_str(o, "--name", "raw-name")),
+		.newname = ptr(raw_str(o, "--newname", "raw-newname")),
+	};
+
+	(void)reserved;
+	memcpy(out, &r, sizeof(r));
+}
+
+static void raw_watch(void *out, uint64_t flags, uint64_t reserved,
+		      struct raw_opts *o)
+{
+	struct flagsfirst_watch w = {
+		.flags = flags,
+		.mask = raw_u64(o, "--mask", FLAGSFIRST_EVENT_ALL),
+	};
+
+	(void)reserved;
+	memcpy(out, &w, sizeof(w));
+}
+
+/* A WATCH that succeeded made an fd. */
+static void raw_watch_done(int ret, uint64_t flags)
+{
+	if (flags != FLAGSFIRST_CHECK_FIELDS)
+		close(ret);
+}
+
+/* Every extensible op: probe, raw and its own command from one entry. */
+static const struct op ops[] = {
+	{ "set", _IOC_NR(FLAGSFIRST_IOC_SET), sizeof(struct flagsfirst_set),
+	  set_flags, set_fields, raw_set, NULL, cmd_set },
+	{ "get", _IOC_NR(FLAGSFIRST_IOC_GET), sizeof(struct flagsfirst_get),
+	  get_flags, get_fields, raw_get, NULL, cmd_get },
+	{ "delete", _IOC_NR(FLAGSFIRST_IOC_DELETE), sizeof(struct flagsfirst_delete),
+	  delete_flags, delete_fields, raw_delete, NULL, cmd_delete },
+	{ "rename", _IOC_NR(FLAGSFIRST_IOC_RENAME), sizeof(struct flagsfirst_rename),
+	  rename_flags, rename_fields, raw_rename, NULL, cmd_rename },
+	{ "watch", _IOC_NR(FLAGSFIRST_IOC_WATCH), sizeof(struct flagsfirst_watch),
+	  watch_flags, watch_fields, raw_watch, raw_watch_done, cmd_watch },
+};
 
 int main(int argc, char **argv)
 {
+	const struct op *op;
 	const char *cmd;
 	int fd, ret;
 
@@ -717,22 +540,15 @@ int main(int argc, char **argv)
 		return 1;
 	argc -= 2;
 	argv += 2;
-	if (!strcmp(cmd, "set"))
-		ret = cmd_set(fd, argc, argv);
-	else if (!strcmp(cmd, "get"))
-		ret = cmd_get(fd, argc, argv);
-	else if (!strcmp(cmd, "delete"))
-		ret = cmd_delete(fd, argc, argv);
-	else if (!strcmp(cmd, "rename"))
-		ret = cmd_rename(fd, argc, argv);
+	op = find_op(ops, ARRAY_SIZE(ops), cmd);
+	if (op && op->cmd)
+		ret = op->cmd(fd, argc, argv);
 	else if (!strcmp(cmd, "rename-legacy"))
 		ret = cmd_rename_legacy(fd, argc, argv);
-	else if (!strcmp(cmd, "watch"))
-		ret = cmd_watch(fd, argc, argv);
 	else if (!strcmp(cmd, "probe"))
-		ret = argc ? usage() : cmd_probe(fd);
+		ret = argc ? usage() : cmd_probe(fd, ops, ARRAY_SIZE(ops));
 	else if (!strcmp(cmd, "raw"))
-		ret = cmd_raw(fd, argc, argv);
+		ret = cmd_raw(fd, ops, ARRAY_SIZE(ops), argc, argv);
 	else
 		ret = usage();
 	close(fd);

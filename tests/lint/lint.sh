@@ -45,9 +45,9 @@ check "checkpatch --strict: module/, uapi/, Kbuild" \
 USER_IGNORE=${CHECKPATCH_USER_IGNORE:?run me through make lint}
 TEST_IGNORE=${CHECKPATCH_TEST_IGNORE:?run me through make lint}
 check "checkpatch --strict: userspace/ (kernel-only rules ignored)" \
-	checkpatch --ignore "$USER_IGNORE" -f $(git ls-files 'userspace/*.c')
+	checkpatch --ignore "$USER_IGNORE" -f $(git ls-files 'userspace/*.[ch]')
 check "checkpatch --strict: tests/ (kernel-only and kselftest rules ignored)" \
-	checkpatch --ignore "$TEST_IGNORE" -f $(git ls-files 'tests/*.c')
+	checkpatch --ignore "$TEST_IGNORE" -f $(git ls-files 'tests/*.[ch]')
 
 # The uapi header meets the rules for exported headers.
 hdr=uapi/linux/flagsfirst.h
