@@ -178,6 +178,7 @@ check_guest() {	# kver log
 		record ok
 	else
 		record fail "$1: the kernel log has $reports report lines:"
-		grep -E -B 2 -A 20 "$REPORTS" "$2" | head -n 80 | sed 's/^/#   /'
+		# || true: head may close the pipe early (pipefail, set -e)
+		grep -E -B 2 -A 20 "$REPORTS" "$2" | head -n 80 | sed 's/^/#   /' || true
 	fi
 }
