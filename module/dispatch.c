@@ -3,6 +3,10 @@
  * flagsfirst: the dispatcher, the rules every versioned operation obeys.
  * It knows the operations only through ffst_ops[] (ioctl.c): their sizes
  * per ABI version, flags, CHECK_FIELDS templates, predicates and handlers.
+ *
+ * ioctl.c includes this file rather than linking it, as
+ * kernel/sched/build_policy.c builds its parts: the hot path then stays
+ * in one object (docs/benchmarks.md measures why).
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -49,10 +53,10 @@ efault:
  * can answer with a template of the other fields.
  */
 int ffst_args_to_user(void __user *uarg, size_t usize, u64 flags,
-		      const union ffst_args *args, size_t ksize)
+		      const void *args, size_t ksize)
 {
 	size_t size = min(usize, ksize), i;
-	const u64 *src = (const u64 *)args;
+	const u64 *src = args;
 	u64 __user *dst = uarg;
 
 	if (usize > ksize && clear_user(uarg + ksize, usize - ksize))
@@ -99,11 +103,10 @@ static int ffst_check_fields(const struct ffst_op *op,
  * Word by word: every kernel struct is a multiple of 8 bytes.
  */
 VISIBLE_IF_KUNIT bool ffst_reserved_clear(const struct ffst_op *op,
-					  size_t ksize,
-					  const union ffst_args *args)
+					  size_t ksize, const void *args)
 {
-	const u64 *known = (const u64 *)op->fields;
-	const u64 *arg = (const u64 *)args;
+	const u64 *known = op->fields;
+	const u64 *arg = args;
 	size_t i;
 
 	for (i = 1; i < ksize / sizeof(u64); i++)
@@ -130,9 +133,11 @@ EXPORT_SYMBOL_IF_KUNIT(ffst_usize_check);
  */
 VISIBLE_IF_KUNIT bool ffst_args_valid(const struct ffst_op *op,
 				      const struct ffst_op_abi *v,
-				      const union ffst_args *args, size_t usize)
+				      const void *args, size_t usize)
 {
-	if (args->flags & ~v->flags)
+	const u64 *flags = args;	/* every struct starts with them */
+
+	if (*flags & ~v->flags)
 		return false;
 	if (op->args_valid && !op->args_valid(args, usize))
 		return false;

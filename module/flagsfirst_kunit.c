@@ -28,7 +28,7 @@ static void ffst_test_abi_table_only_grows(struct kunit *test)
 		op = ffst_test_op(nr);
 		if (!op)
 			continue;
-		KUNIT_EXPECT_EQ(test, 0ULL, op->fields->flags);
+		KUNIT_EXPECT_EQ(test, 0ULL, *(const u64 *)op->fields);
 		for (abi = 0; abi <= FFST_ABI_LATEST; abi++) {
 			const struct ffst_op_abi *v = &op->abi[abi];
 
@@ -81,7 +81,8 @@ static void ffst_test_unknown_flag_bits_are_invalid(struct kunit *test)
 
 			for (bit = 0; bit < 64; bit++) {
 				memset(&args, 0, sizeof(args));
-				args.watch.mask = FLAGSFIRST_EVENT_SET;
+				/* WATCH's only field must not be 0 */
+				args.words[1] = FLAGSFIRST_EVENT_SET;
 				args.flags = BIT_ULL(bit);
 				if (v->flags & BIT_ULL(bit))
 					continue;
@@ -139,62 +140,62 @@ static const struct ffst_set_case ffst_set_cases[] = {
 
 static void ffst_test_set_flag_and_field_rules(struct kunit *test)
 {
-	union ffst_args args = {};
+	struct flagsfirst_set set = {};
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(ffst_set_cases); i++) {
 		const struct ffst_set_case *c = &ffst_set_cases[i];
 
-		args.set.flags = c->flags;
-		args.set.expect_seq = c->expect_seq;
+		set.flags = c->flags;
+		set.expect_seq = c->expect_seq;
 		KUNIT_EXPECT_EQ_MSG(test, c->valid,
-				    ffst_set_args_valid(&args, c->usize), "%s",
+				    ffst_set_args_valid(&set, c->usize), "%s",
 				    c->what);
 	}
 }
 
 static void ffst_test_rename_and_watch_rules(struct kunit *test)
 {
-	union ffst_args args = {};
+	struct flagsfirst_rename rename = {};
+	struct flagsfirst_watch watch = {};
 
-	args.rename.flags = FLAGSFIRST_RENAME_NOREPLACE |
-			    FLAGSFIRST_RENAME_EXCHANGE;
-	KUNIT_EXPECT_FALSE(test, ffst_rename_args_valid(&args, 24));
-	args.rename.flags = FLAGSFIRST_RENAME_EXCHANGE;
-	KUNIT_EXPECT_TRUE(test, ffst_rename_args_valid(&args, 24));
+	rename.flags = FLAGSFIRST_RENAME_NOREPLACE | FLAGSFIRST_RENAME_EXCHANGE;
+	KUNIT_EXPECT_FALSE(test, ffst_rename_args_valid(&rename, 24));
+	rename.flags = FLAGSFIRST_RENAME_EXCHANGE;
+	KUNIT_EXPECT_TRUE(test, ffst_rename_args_valid(&rename, 24));
 
-	memset(&args, 0, sizeof(args));
-	KUNIT_EXPECT_FALSE(test, ffst_watch_args_valid(&args, 16));
-	args.watch.mask = FLAGSFIRST_EVENT_ALL;
-	KUNIT_EXPECT_TRUE(test, ffst_watch_args_valid(&args, 16));
-	args.watch.mask = FLAGSFIRST_EVENT_OVERFLOW;
-	KUNIT_EXPECT_FALSE(test, ffst_watch_args_valid(&args, 16));
-	args.watch.mask = BIT_ULL(40) | FLAGSFIRST_EVENT_SET;
-	KUNIT_EXPECT_FALSE(test, ffst_watch_args_valid(&args, 16));
+	KUNIT_EXPECT_FALSE(test, ffst_watch_args_valid(&watch, 16));
+	watch.mask = FLAGSFIRST_EVENT_ALL;
+	KUNIT_EXPECT_TRUE(test, ffst_watch_args_valid(&watch, 16));
+	watch.mask = FLAGSFIRST_EVENT_OVERFLOW;
+	KUNIT_EXPECT_FALSE(test, ffst_watch_args_valid(&watch, 16));
+	watch.mask = BIT_ULL(40) | FLAGSFIRST_EVENT_SET;
+	KUNIT_EXPECT_FALSE(test, ffst_watch_args_valid(&watch, 16));
 }
 
 static void ffst_test_reserved_fields_must_be_zero(struct kunit *test)
 {
 	const struct ffst_op *set = &ffst_ops[_IOC_NR(FLAGSFIRST_IOC_SET)];
 	const struct ffst_op *get = &ffst_ops[_IOC_NR(FLAGSFIRST_IOC_GET)];
-	union ffst_args args = {};
+	struct flagsfirst_set s = {};
+	struct flagsfirst_get g = {};
 
-	KUNIT_EXPECT_TRUE(test, ffst_reserved_clear(set, sizeof(args.set), &args));
-	args.set.__reserved = 1;
-	KUNIT_EXPECT_FALSE(test, ffst_reserved_clear(set, sizeof(args.set), &args));
-	memset(&args, 0, sizeof(args));
-	args.get.__reserved = 0x80000000;
-	KUNIT_EXPECT_FALSE(test, ffst_reserved_clear(get, sizeof(args.get), &args));
+	KUNIT_EXPECT_TRUE(test, ffst_reserved_clear(set, sizeof(s), &s));
+	s.__reserved = 1;
+	KUNIT_EXPECT_FALSE(test, ffst_reserved_clear(set, sizeof(s), &s));
+	g.__reserved = 0x80000000;
+	KUNIT_EXPECT_FALSE(test, ffst_reserved_clear(get, sizeof(g), &g));
 	/* Out fields are not reserved: GET ignores what comes in them. */
-	memset(&args, 0, sizeof(args));
-	args.get.seq = ~0ULL;
-	args.get.attrs = ~0U;
-	KUNIT_EXPECT_TRUE(test, ffst_reserved_clear(get, sizeof(args.get), &args));
+	g.__reserved = 0;
+	g.seq = ~0ULL;
+	g.attrs = ~0U;
+	KUNIT_EXPECT_TRUE(test, ffst_reserved_clear(get, sizeof(g), &g));
 }
 
 static void ffst_test_check_fields_answer(struct kunit *test)
 {
-	const union ffst_args *fields;
+	const struct flagsfirst_set *set_fields;
+	const u64 *fields;
 	const struct ffst_op *op;
 	unsigned int nr, abi;
 	size_t i;
@@ -205,7 +206,7 @@ static void ffst_test_check_fields_answer(struct kunit *test)
 			continue;
 		fields = op->fields;
 		/* The flags come from ffst_fields_flags(): the template has 0. */
-		KUNIT_EXPECT_EQ(test, 0ULL, fields->flags);
+		KUNIT_EXPECT_EQ(test, 0ULL, fields[0]);
 		for (abi = 0; abi <= FFST_ABI_LATEST; abi++) {
 			const struct ffst_op_abi *v = &op->abi[abi];
 			const u8 *b = (const u8 *)fields;
@@ -213,16 +214,16 @@ static void ffst_test_check_fields_answer(struct kunit *test)
 			KUNIT_EXPECT_EQ(test, v->flags | FLAGSFIRST_CHECK_FIELDS,
 					ffst_fields_flags(v));
 			/* Every byte is all ones (a field) or 0 (reserved). */
-			for (i = sizeof(fields->flags); i < v->ksize; i++)
+			for (i = sizeof(fields[0]); i < v->ksize; i++)
 				KUNIT_EXPECT_TRUE_MSG(test, !b[i] || b[i] == 0xff,
 						      "op %u byte %zu", nr, i);
 			/* Its last 8 bytes are not all zero: the size shows. */
 			KUNIT_EXPECT_TRUE(test, memchr_inv(b + v->ksize - 8, 0, 8));
 		}
 	}
-	fields = ffst_ops[_IOC_NR(FLAGSFIRST_IOC_SET)].fields;
-	KUNIT_EXPECT_EQ(test, ~0ULL, fields->set.expect_seq);
-	KUNIT_EXPECT_EQ(test, 0U, fields->set.__reserved);
+	set_fields = ffst_ops[_IOC_NR(FLAGSFIRST_IOC_SET)].fields;
+	KUNIT_EXPECT_EQ(test, ~0ULL, set_fields->expect_seq);
+	KUNIT_EXPECT_EQ(test, 0U, set_fields->__reserved);
 }
 
 static void ffst_test_name_lengths(struct kunit *test)

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* flagsfirst: its operations, as the dispatcher (dispatch.c) calls them. */
 
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+/* The dispatcher, built into this object (see its head comment). */
+#include "dispatch.c"
 
 #include <linux/capability.h>
 #include <linux/cred.h>
@@ -53,9 +54,9 @@ efault:
 	return -EFAULT;
 }
 
-VISIBLE_IF_KUNIT bool ffst_set_args_valid(const union ffst_args *args, size_t usize)
+VISIBLE_IF_KUNIT bool ffst_set_args_valid(const void *args, size_t usize)
 {
-	const struct flagsfirst_set *set = &args->set;
+	const struct flagsfirst_set *set = args;
 	bool if_seq = set->flags & FLAGSFIRST_SET_IF_SEQ;
 
 	if ((set->flags & FLAGSFIRST_SET_NOREPLACE) &&
@@ -69,10 +70,10 @@ VISIBLE_IF_KUNIT bool ffst_set_args_valid(const union ffst_args *args, size_t us
 }
 EXPORT_SYMBOL_IF_KUNIT(ffst_set_args_valid);
 
-static long ffst_set(struct file *file, union ffst_args *args,
-		     void __user *uarg, size_t usize)
+static long ffst_set(struct file *file, void *args, void __user *uarg,
+		     size_t usize)
 {
-	const struct flagsfirst_set *set = &args->set;
+	const struct flagsfirst_set *set = args;
 	char name[FLAGSFIRST_NAME_MAX + 1] __uninitialized;
 	struct ffst_entry *e;
 	int len, err;
@@ -104,10 +105,10 @@ err_free_entry:
 	return err;
 }
 
-static long ffst_get(struct file *file, union ffst_args *args,
-		     void __user *uarg, size_t usize)
+static long ffst_get(struct file *file, void *args, void __user *uarg,
+		     size_t usize)
 {
-	struct flagsfirst_get *get = &args->get;
+	struct flagsfirst_get *get = args;
 	char name[FLAGSFIRST_NAME_MAX + 1] __uninitialized;
 	void __user *ubuf = u64_to_user_ptr(get->value);
 	u8 small[FFST_SMALL_VALUE] __uninitialized;	/* up to view.value_len */
@@ -139,15 +140,15 @@ static long ffst_get(struct file *file, union ffst_args *args,
 	get->seq = view.seq;
 	get->owner_uid = from_kuid_munged(current_user_ns(), view.owner);
 	get->__reserved = 0;
-	if (ffst_args_to_user(uarg, usize, get->flags, args, sizeof(*get)))
+	if (ffst_args_to_user(uarg, usize, get->flags, get, sizeof(*get)))
 		return -EFAULT;
 	return err;
 }
 
-static long ffst_delete(struct file *file, union ffst_args *args,
-			void __user *uarg, size_t usize)
+static long ffst_delete(struct file *file, void *args, void __user *uarg,
+			size_t usize)
 {
-	const struct flagsfirst_delete *del = &args->del;
+	const struct flagsfirst_delete *del = args;
 	bool all = del->flags & FLAGSFIRST_DELETE_ALL;
 	char name[FLAGSFIRST_NAME_MAX + 1] __uninitialized;
 	int len;
@@ -161,19 +162,20 @@ static long ffst_delete(struct file *file, union ffst_args *args,
 	return ffst_table_delete(name, len);
 }
 
-VISIBLE_IF_KUNIT bool ffst_rename_args_valid(const union ffst_args *args, size_t usize)
+VISIBLE_IF_KUNIT bool ffst_rename_args_valid(const void *args, size_t usize)
 {
-	u64 flags = args->rename.flags;
+	const struct flagsfirst_rename *rename = args;
+	u64 flags = rename->flags;
 
 	return !((flags & FLAGSFIRST_RENAME_NOREPLACE) &&
 		 (flags & FLAGSFIRST_RENAME_EXCHANGE));
 }
 EXPORT_SYMBOL_IF_KUNIT(ffst_rename_args_valid);
 
-static long ffst_rename(struct file *file, union ffst_args *args,
-			void __user *uarg, size_t usize)
+static long ffst_rename(struct file *file, void *args, void __user *uarg,
+			size_t usize)
 {
-	const struct flagsfirst_rename *rename = &args->rename;
+	const struct flagsfirst_rename *rename = args;
 	char oldname[FLAGSFIRST_NAME_MAX + 1] __uninitialized;
 	char newname[FLAGSFIRST_NAME_MAX + 1] __uninitialized;
 	int oldlen, newlen;
@@ -192,68 +194,61 @@ static long ffst_rename(struct file *file, union ffst_args *args,
 static long ffst_rename_legacy(struct file *file, void __user *uarg)
 {
 	struct flagsfirst_rename_legacy legacy;
-	union ffst_args args = {};
+	struct flagsfirst_rename rename = {};
 
 	if (copy_from_user(&legacy, uarg, sizeof(legacy)))
 		return -EFAULT;
 	if (!(file->f_mode & FMODE_WRITE))
 		return -EBADF;
-	args.rename.oldname = legacy.oldname;
-	args.rename.newname = legacy.newname;
-	return ffst_rename(file, &args, NULL, 0);
+	rename.oldname = legacy.oldname;
+	rename.newname = legacy.newname;
+	return ffst_rename(file, &rename, NULL, 0);
 }
 
-VISIBLE_IF_KUNIT bool ffst_watch_args_valid(const union ffst_args *args, size_t usize)
+VISIBLE_IF_KUNIT bool ffst_watch_args_valid(const void *args, size_t usize)
 {
-	u64 mask = args->watch.mask;
+	const struct flagsfirst_watch *watch = args;
+	u64 mask = watch->mask;
 
 	return mask && !(mask & ~(u64)FLAGSFIRST_EVENT_ALL);
 }
 EXPORT_SYMBOL_IF_KUNIT(ffst_watch_args_valid);
 
-static long ffst_watch(struct file *file, union ffst_args *args,
-		       void __user *uarg, size_t usize)
+static long ffst_watch(struct file *file, void *args, void __user *uarg,
+		       size_t usize)
 {
-	return ffst_watch_create(args->watch.mask, args->watch.flags);
+	const struct flagsfirst_watch *watch = args;
+
+	return ffst_watch_create(watch->mask, watch->flags);
 }
 
-static const union ffst_args ffst_set_fields = {
-	.set = {
-		.name = ~0ULL,
-		.value = ~0ULL,
-		.value_len = ~0U,
-		.expect_seq = ~0ULL,
-	},
+static const struct flagsfirst_set ffst_set_fields = {
+	.name = ~0ULL,
+	.value = ~0ULL,
+	.value_len = ~0U,
+	.expect_seq = ~0ULL,
 };
 
-static const union ffst_args ffst_get_fields = {
-	.get = {
-		.name = ~0ULL,
-		.value = ~0ULL,
-		.value_len = ~0U,
-		.attrs = ~0U,
-		.seq = ~0ULL,
-		.owner_uid = ~0U,
-	},
+static const struct flagsfirst_get ffst_get_fields = {
+	.name = ~0ULL,
+	.value = ~0ULL,
+	.value_len = ~0U,
+	.attrs = ~0U,
+	.seq = ~0ULL,
+	.owner_uid = ~0U,
 };
 
-static const union ffst_args ffst_delete_fields = {
-	.del = {
-		.name = ~0ULL,
-	},
+static const struct flagsfirst_delete ffst_delete_fields = {
+	.name = ~0ULL,
 };
 
-static const union ffst_args ffst_rename_fields = {
-	.rename = {
-		.oldname = ~0ULL,
-		.newname = ~0ULL,
-	},
+static const struct flagsfirst_rename ffst_rename_fields = {
+	.oldname = ~0ULL,
+	.newname = ~0ULL,
 };
 
-static const union ffst_args ffst_watch_fields = {
-	.watch = {
-		.mask = ~0ULL,
-	},
+static const struct flagsfirst_watch ffst_watch_fields = {
+	.mask = ~0ULL,
 };
 
 /* Adding an operation is an entry here and a handler above. */
@@ -320,14 +315,11 @@ static_assert(offsetofend(struct flagsfirst_watch, mask) ==
 static_assert(offsetofend(struct flagsfirst_event, newname_len) ==
 	      FLAGSFIRST_EVENT_HDR_SIZE_VER0);
 static_assert(sizeof(struct flagsfirst_rename_legacy) == 16);
-/* The dispatcher reads flags at offset 0 of every struct. */
-static_assert(offsetof(struct flagsfirst_set, flags) == 0);
-static_assert(offsetof(struct flagsfirst_get, flags) == 0);
-static_assert(offsetof(struct flagsfirst_delete, flags) == 0);
-static_assert(offsetof(struct flagsfirst_rename, flags) == 0);
-static_assert(offsetof(struct flagsfirst_watch, flags) == 0);
-/* Same layout on 32- and 64-bit: compat_ptr_ioctl() is enough. */
-static_assert(sizeof(union ffst_args) % sizeof(__u64) == 0);
+FFST_ASSERT_LAYOUT(struct flagsfirst_set);
+FFST_ASSERT_LAYOUT(struct flagsfirst_get);
+FFST_ASSERT_LAYOUT(struct flagsfirst_delete);
+FFST_ASSERT_LAYOUT(struct flagsfirst_rename);
+FFST_ASSERT_LAYOUT(struct flagsfirst_watch);
 
 /*
  * RENAME_LEGACY is the one ioctl outside the discipline (no flags, no

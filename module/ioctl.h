@@ -10,15 +10,8 @@
 
 #include "flagsfirst.h"
 
-/* Every operation's struct; each starts with its flags. */
-union ffst_args {
-	__u64 flags;
-	struct flagsfirst_set set;
-	struct flagsfirst_get get;
-	struct flagsfirst_delete del;
-	struct flagsfirst_rename rename;
-	struct flagsfirst_watch watch;
-};
+/* The biggest struct an op may have (GET: 48); see FFST_ASSERT_LAYOUT(). */
+#define FFST_ARGS_SIZE		64
 
 /* ioctl numbers 0x00 (SET) to 0x05 (WATCH); a hole has no handler */
 #define FFST_NR_OPS		6
@@ -26,9 +19,9 @@ union ffst_args {
 
 #if IS_ENABLED(CONFIG_KUNIT)
 int ffst_name_len_check(long len, bool may_be_empty);
-bool ffst_set_args_valid(const union ffst_args *args, size_t usize);
-bool ffst_rename_args_valid(const union ffst_args *args, size_t usize);
-bool ffst_watch_args_valid(const union ffst_args *args, size_t usize);
+bool ffst_set_args_valid(const void *args, size_t usize);
+bool ffst_rename_args_valid(const void *args, size_t usize);
+bool ffst_watch_args_valid(const void *args, size_t usize);
 #endif
 
 #endif /* _FLAGSFIRST_IOCTL_H */
