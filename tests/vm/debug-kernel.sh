@@ -1,8 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # Builds a debug kernel of make check-debug from Debian's linux-source-6.12,
-# tinyconfig plus tests/debug/debug.config (and, for "rt", debug-rt.config
-# on top: PREEMPT_RT), or reuses the one cached under
+# tinyconfig plus tests/debug/debug.config and, for "debug", syz.config
+# (KCOV, a disk and a NIC: make syz fuzzes on the same kernel, so one
+# build serves both) or, for "rt", debug-rt.config (PREEMPT_RT) on top, or
+# reuses the one cached under
 # $FLAGSFIRST_CACHE/debug-kernel/ for the same source version and fragments.
 #
 #   debug-kernel.sh [debug|rt]   prints "KVER BZIMAGE KDIR"
@@ -15,7 +17,7 @@ CACHE=${FLAGSFIRST_CACHE:-$HOME/.cache/flagsfirst}
 variant=${1:-debug}
 fragments=("$top/tests/debug/debug.config")
 case $variant in
-debug)	;;
+debug)	fragments+=("$top/tests/debug/syz.config") ;;
 rt)	fragments+=("$top/tests/debug/debug-rt.config") ;;
 *)	echo "usage: debug-kernel.sh [debug|rt]" >&2; exit 2 ;;
 esac
