@@ -20,6 +20,9 @@
 #                   mutants) and require the suite to notice every time
 #   make check-template  scripts/new-interface into a temporary directory:
 #                   the generated project's checks and its own make check
+#   make syz        syzkaller against the module for SYZ_MINUTES (10) on a
+#                   KCOV+KASAN+lockdep+kmemleak kernel; SYZKALLER=path is
+#                   a source tree or tarball (default: ../shared's snapshot)
 #
 # check and demo install what they need (apt) and cache kernels under
 # ~/.cache/flagsfirst; KERNELS="6.1" narrows check to one kernel.
@@ -75,6 +78,9 @@ mutate:
 mutate-sample:
 	$(MAKE) mutate MUTATE_SAMPLE=1
 
+syz:
+	tests/syz/run.sh
+
 # checkpatch --strict runs on module/ and uapi/ with nothing ignored.  On
 # userspace/ and tests/ it ignores the rules that are kernel-only: the
 # kernel's own types (u64, not uint64_t), BIT(), strscpy() and __aligned(),
@@ -118,4 +124,4 @@ clean:
 		module/.*.cmd module/modules.order .*.cmd Module.symvers \
 		modules.order
 
-.PHONY: all module userspace tests check check-debug check-template bench demo survey mutate mutate-sample lint install uninstall clean
+.PHONY: all module userspace tests check check-debug check-template bench demo survey mutate mutate-sample syz lint install uninstall clean

@@ -3,8 +3,9 @@
 # Sets a machine up for the VM tests, from Debian's archive only, caching
 # everything under $FLAGSFIRST_CACHE (default ~/.cache/flagsfirst):
 #
-#   fetch.sh deps [debug|lint]  install the packages the build and the VM
-#                            need (and those of the debug kernel, or of lint)
+#   fetch.sh deps [debug|lint|syz]  install the packages the build and the
+#                            VM need (and those of the debug kernel, of lint,
+#                            or of make syz)
 #   fetch.sh source          linux-source-6.12 (kselftest harness, checkpatch);
 #                            prints the tree's path
 #   fetch.sh kernel SERIES   newest Debian kernel of SERIES and its headers;
@@ -12,6 +13,8 @@
 #   fetch.sh go              Go from bookworm-backports (syzkaller's build
 #                            wants 1.22 or later), unpacked, not installed;
 #                            prints its GOROOT
+#   fetch.sh syz-rootfs      make syz's guest tree (bookworm, sshd); prints
+#                            its path
 #
 # SERIES: 6.1 and 6.12 (bookworm), 6.12-rt (bookworm's PREEMPT_RT kernel),
 # newest (sid's linux-image-amd64).  ROOT is "-", or for newest the sid
@@ -34,6 +37,10 @@ PACKAGES="make gcc libc6-dev gcc-multilib qemu-system-x86 busybox-static cpio
 DEBUG_PACKAGES="flex bison bc libelf-dev libssl-dev"
 # What make lint needs on top
 LINT_PACKAGES="sparse cppcheck mandoc dkms kmod g++ g++-multilib"
+# What make syz needs on top of the debug kernel's: syzkaller's executor
+# (C++, static), its VM image (debootstrap, mkfs.ext4 -d), ssh into it,
+# and the manager's HTTP pages
+SYZ_PACKAGES="g++ debootstrap e2fsprogs openssh-client curl"
 # What the sid chroot holds besides its compiler: kbuild's own needs, and
 # sparse and dkms for make lint
 CHROOT_PACKAGES="make,binutils,libelf1t64,libssl3t64,zlib1g,pahole,kmod,libc6-dev,sparse,dkms"
@@ -75,6 +82,7 @@ deps() {
 	local list=$PACKAGES
 	[ "${1:-}" = debug ] && list="$PACKAGES $DEBUG_PACKAGES"
 	[ "${1:-}" = lint ] && list="$PACKAGES $LINT_PACKAGES"
+	[ "${1:-}" = syz ] && list="$PACKAGES $DEBUG_PACKAGES $SYZ_PACKAGES"
 	# shellcheck disable=SC2086
 	install_missing $list
 }
@@ -224,6 +232,29 @@ sid_chroot() {
 	echo "$root"
 }
 
+# make syz's guest: bookworm with sshd (syz-manager drives its VMs over
+# ssh), made with debootstrap once and kept; tests/syz/run.sh adds the
+# module, an init and the key, and makes the disk image from it each run.
+SYZ_ROOT_PACKAGES="openssh-server,iproute2,kmod"
+syz_rootfs() {
+	local root=$CACHE/syz/rootfs uri key
+	if [ "$(cat "$root/.done" 2>/dev/null)" != "$SYZ_ROOT_PACKAGES" ]; then
+		install_missing debootstrap
+		read -r uri key < <(archive_entry)
+		key=${key:-/usr/share/keyrings/debian-archive-keyring.gpg}
+		rm -rf "$root"
+		mkdir -p "$root"
+		log "debootstrap bookworm with sshd into $root (about 2 minutes)"
+		debootstrap --variant=minbase --keyring="$key" \
+			--include="$SYZ_ROOT_PACKAGES" bookworm "$root" "$uri" \
+			>"$root.log" 2>&1 ||
+			fail "debootstrap of the syz guest failed: $(tail -n 5 "$root.log")"
+		rm -rf "$root/var/cache/apt/archives"/*.deb
+		echo "$SYZ_ROOT_PACKAGES" >"$root/.done"
+	fi
+	echo "$root"
+}
+
 # The kernel's Makefile (6.16 on) runs scripts/checker-valid.sh before a
 # C=1/C=2 build and needs it to print 1, but Debian's headers do not ship
 # it: supply one with the same contract (the checker exists and reports no
@@ -343,5 +374,6 @@ deps)	deps "${2:-}" ;;
 source)	source_tree ;;
 kernel)	kernel "${2:?series}" ;;
 go)	go_root ;;
-*)	sed -n '3,12p' "$0" >&2; exit 2 ;;
+syz-rootfs)	syz_rootfs ;;
+*)	sed -n '3,20p' "$0" >&2; exit 2 ;;
 esac
