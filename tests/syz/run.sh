@@ -182,7 +182,7 @@ if ! kill -0 $mpid 2>/dev/null; then
 fi
 # What the corpus covers, and where the module was loaded.
 curl -s --max-time 900 -o "$work/rawcover" "http://127.0.0.1:$port/rawcover" || true
-curl -s --max-time 60 -o "$work/modules.json" "http://127.0.0.1:$port/modules" || true
+curl -s --max-time 60 -o "$work/modules.json" "http://127.0.0.1:$port/modules?raw=1" || true
 kill -INT $mpid 2>/dev/null || true
 for _ in $(seq 60); do
 	kill -0 $mpid 2>/dev/null || break
