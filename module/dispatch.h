@@ -10,8 +10,8 @@
 
 #include <kunit/visibility.h>
 #include <linux/build_bug.h>
-#include <linux/stddef.h>
 #include <linux/fs.h>
+#include <linux/stddef.h>
 #include <linux/types.h>
 
 #include "ioctl.h"
