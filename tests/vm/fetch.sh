@@ -39,8 +39,8 @@ DEBUG_PACKAGES="flex bison bc libelf-dev libssl-dev"
 LINT_PACKAGES="sparse cppcheck mandoc dkms kmod g++ g++-multilib"
 # What make syz needs on top of the debug kernel's: syzkaller's executor
 # (C++, static), its VM image (debootstrap, mkfs.ext4 -d), ssh into it,
-# and the manager's HTTP pages
-SYZ_PACKAGES="g++ debootstrap e2fsprogs openssh-client curl"
+# and the manager's HTTP pages and -bench file (curl, python3)
+SYZ_PACKAGES="g++ debootstrap e2fsprogs openssh-client curl python3"
 # What the sid chroot holds besides its compiler: kbuild's own needs, and
 # sparse and dkms for make lint
 CHROOT_PACKAGES="make,binutils,libelf1t64,libssl3t64,zlib1g,pahole,kmod,libc6-dev,sparse,dkms"
