@@ -8,7 +8,8 @@
 #                   of them PREEMPT_RT
 #   make bench      flagsfirst against the VFS, in QEMU on every kernel;
 #                   BENCH_AGAINST=REV also loads REV's module in turn, in
-#                   the same VM, and prints both modules' median ratios
+#                   the same VM, and prints both modules' median ratios;
+#                   BENCH_ICOUNT=1 counts instructions instead of time
 #   make lint       checkpatch, sparse, W=1, uapi header rules, cppcheck,
 #                   man pages, dkms and make install, each a check
 #   make install    module (modules_install), header, client, man pages;

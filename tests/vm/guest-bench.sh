@@ -18,7 +18,11 @@ fi
 mark "bench begin"
 status=0
 for round in $(seq "${ffrounds:-3}"); do
-	for m in against current; do
+	# Each module goes first in every other round, so that neither
+	# always takes the place the other has just left (docs/benchmarks.md).
+	order="against current"
+	[ $((round % 2)) = 0 ] && order="current against"
+	for m in $order; do
 		ko=/flagsfirst.ko
 		[ $m = against ] && ko=/flagsfirst-against.ko
 		if ! insmod $ko; then
@@ -26,7 +30,7 @@ for round in $(seq "${ffrounds:-3}"); do
 			status=1
 			continue
 		fi
-		mark "bench module $m round $round"
+		mark "bench module $m round $round at $(cat /sys/module/flagsfirst/sections/.text 2>/dev/null)"
 		/flagsfirst_bench || status=1
 		rmmod flagsfirst || { mark "rmmod $m failed"; status=1; }
 	done

@@ -79,7 +79,7 @@ boot() {	# vmlinuz initrd job log
 		step "booting ($accel), job $3$([ "$try" = 1 ] || echo ", try $try")"
 		timeout "$TIMEOUT" qemu-system-x86_64 -accel "$accel" -cpu "$cpu" \
 			-smp 2 -m "$MEMORY" -display none -serial stdio -monitor none \
-			-no-reboot -kernel "$1" -initrd "$2" \
+			-no-reboot -kernel "$1" -initrd "$2" ${QEMU_ARGS:-} \
 			-append "console=ttyS0 panic=-1 quiet loglevel=4 ffrun=$3 $APPEND" \
 			</dev/null 2>&1 | tee "$4" | show
 		grep -aq '^=== flagsfirst: kernel ' "$4" && return 0

@@ -24,6 +24,11 @@
 #                  $MUTANTS) built and run in its cells on $MUTATE_KERNEL
 #                  (default 6.1): a table and "killed K/N"
 #
+# QEMU_ARGS are added to QEMU's command line.  make bench BENCH_ICOUNT=1
+# adds "-icount shift=0": the guest's clock then counts the instructions
+# executed, one a nanosecond, which tells a change in the code from the
+# host's drift and TCG's own costs (docs/benchmarks.md).
+#
 # A run fails on a failed test, a guest that never finishes (timeout, panic),
 # or a WARN/BUG/Oops/KASAN/lockdep/UBSAN/kmemleak report in the guest's log.
 set -euo pipefail
@@ -50,6 +55,10 @@ debug)	KERNELS=${DEBUG_KERNELS:-debug rt}
 	APPEND="ffioctls=$FUZZ_IOCTLS ffcycles=$CYCLES" ;;
 bench)	KERNELS=${KERNELS:-6.1 6.12 6.12-rt newest}
 	BENCH_ROUNDS=${BENCH_ROUNDS:-3}
+	# a round of two modules takes about 90 s under TCG here
+	TIMEOUT=${FLAGSFIRST_TIMEOUT:-$((1200 + 120 * BENCH_ROUNDS))}
+	# BENCH_ICOUNT=1: the guest's clock counts instructions (one a ns)
+	[ "${BENCH_ICOUNT:-0}" = 0 ] || QEMU_ARGS="${QEMU_ARGS:-} -icount shift=0"
 	APPEND="ffrounds=$BENCH_ROUNDS" ;;
 demo)	KERNELS=${KERNEL:-${KERNELS:-6.1}}; KERNELS=${KERNELS%% *} ;;
 survey)	KERNELS=${KERNELS:-6.1 6.12 6.12-rt newest} ;;
@@ -322,20 +331,26 @@ mutate_all() {	# kver vmlinuz kdir root
 }
 
 # make bench BENCH_AGAINST=REV: each row's ratio to the floor, the median
-# of the rounds for REV's module and for this one, and the change.
+# of the rounds for REV's module and for this one, and the change; then
+# the middle half of the changes round by round (each round runs both
+# modules, a few seconds apart), which shows how far one run's change can
+# move without either module changing.
 bench_medians() {	# log rev
 	awk -v rev="$2" -v rounds="$BENCH_ROUNDS" '
-	function median(list,    v, n, i, j, t) {
+	# The @p quantile of the numbers in @list (0.5: the median).
+	function quantile(list, p,    v, n, i, j, t, x) {
 		n = split(list, v, " ")
+		if (n == 0)
+			return ""
 		for (i = 2; i <= n; i++)
 			for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; j--) {
 				t = v[j]; v[j] = v[j - 1]; v[j - 1] = t
 			}
-		if (n == 0)
-			return ""
-		return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+		x = 1 + (n - 1) * p
+		i = int(x)
+		return i < n ? v[i] + (x - i) * (v[i + 1] - v[i]) : v[n]
 	}
-	/^=== flagsfirst: bench module / { m = $5; next }
+	/^=== flagsfirst: bench module / { m = $5; round = $7; next }
 	/^=== flagsfirst/ { m = ""; next }
 	m != "" && length($0) > 44 {
 		name = substr($0, 1, 44)
@@ -347,17 +362,28 @@ bench_medians() {	# log rev
 			seen[name] = 1
 			order[++rows] = name
 		}
-		r[name, m] = r[name, m] " " substr(f[2], 1, length(f[2]) - 1)
+		x = substr(f[2], 1, length(f[2]) - 1)
+		r[name, m] = r[name, m] " " x
+		by[name, m, round] = x
+		if (round > last)
+			last = round
 	}
 	END {
-		printf "# %s against %s, one VM, %s rounds: median ratio to the floor\n", "this tree", rev, rounds
-		printf "%-44s %9s %9s %8s\n", "measurement", rev, "now", "change"
+		printf "# %s against %s, one VM, %s rounds: median ratio to the floor;\n", "this tree", rev, rounds
+		printf "# round by round: the middle half of the rounds'\'' own changes\n"
+		printf "%-44s %9s %9s %8s  %s\n", "measurement", rev, "now", "change", "round by round"
 		for (i = 1; i <= rows; i++) {
-			a = median(r[order[i], "against"])
-			c = median(r[order[i], "current"])
-			if (a == "" || c == "")
+			a = quantile(r[order[i], "against"], 0.5)
+			c = quantile(r[order[i], "current"], 0.5)
+			if (a == "" || c == "" || a <= 0)
 				continue
-			printf "%-44s %8.2fx %8.2fx %+7.1f%%\n", order[i], a, c, (a > 0 ? (c / a - 1) * 100 : 0)
+			d = ""
+			for (k = 1; k <= last; k++)
+				if ((order[i], "against", k) in by && (order[i], "current", k) in by &&
+				    by[order[i], "against", k] > 0)
+					d = d " " (by[order[i], "current", k] / by[order[i], "against", k] - 1) * 100
+			printf "%-44s %8.2fx %8.2fx %+7.1f%%  %+.1f%% to %+.1f%%\n", order[i], a, c,
+			       (c / a - 1) * 100, quantile(d, 0.25), quantile(d, 0.75)
 		}
 	}' "$1"
 }
@@ -527,6 +553,8 @@ for series in $KERNELS; do
 	if [ "$mode" = bench ]; then
 		log=$(clean_log "$BUILD/$kver/console.log")
 		echo "# kernel $kver, $(nproc) host cores, QEMU $(accel_of) with 2 vCPUs"
+		[ "${BENCH_ICOUNT:-0}" = 0 ] ||
+			echo "# BENCH_ICOUNT: a \"ns\" is one instruction executed; the vCPUs take turns"
 		sed -n '/^=== flagsfirst: bench begin/,/^=== flagsfirst: bench end/p' "$log" |
 			grep -v '^=== flagsfirst: bench [be]'
 		[ -z "$against" ] || bench_medians "$log" "$against"
