@@ -214,44 +214,41 @@ go_root() {
 	printf '%s\n' "$root/usr/lib/go-${version%-go}"
 }
 
-# A sid chroot with the compiler $1 (gcc-16, ...), made with debootstrap
-# once and kept; /proc is mounted in it while a build runs (run.sh).
+# debootstrap once into $1 and keep it: $1/.done holds the packages it
+# was made with, so that a change to the list makes it again.
+debootstrap_once() {	# root what suite uri keyring packages
+	local root=$1 what=$2 suite=$3 uri=$4 key=$5 packages=$6
+	[ "$(cat "$root/.done" 2>/dev/null)" = "$packages" ] && return
+	install_missing debootstrap
+	rm -rf "$root"
+	mkdir -p "$root"
+	log "debootstrap $suite into $root, for $what (a few minutes)"
+	debootstrap --variant=minbase --keyring="$key" --include="$packages" \
+		"$suite" "$root" "$uri" >"$root.log" 2>&1 ||
+		fail "debootstrap of $what failed: $(tail -n 5 "$root.log")"
+	rm -rf "$root/var/cache/apt/archives"/*.deb
+	echo "$packages" >"$root/.done"
+}
+
+# A sid chroot with the compiler $1 (gcc-16, ...); /proc is mounted in it
+# while a build runs (run.sh).
 sid_chroot() {
-	local gcc=$1 root=$CACHE/sid-root/$1
-	if [ ! -e "$root/.done" ]; then
-		install_missing debootstrap
-		rm -rf "$root"
-		mkdir -p "$root"
-		log "debootstrap sid with $gcc into $root (about 90 s)"
-		debootstrap --variant=minbase --keyring="$SID_KEY" \
-			--include="$gcc,$CHROOT_PACKAGES" sid "$root" "$SID_URI" \
-			>"$root.log" 2>&1 ||
-			fail "debootstrap of sid failed: $(tail -n 5 "$root.log")"
-		touch "$root/.done"
-	fi
+	local root=$CACHE/sid-root/$1
+	debootstrap_once "$root" "the $1 chroot" sid "$SID_URI" "$SID_KEY" \
+		"$1,$CHROOT_PACKAGES"
 	echo "$root"
 }
 
 # make syz's guest: bookworm with sshd (syz-manager drives its VMs over
-# ssh), made with debootstrap once and kept; tests/syz/run.sh adds the
-# module, an init and the key, and makes the disk image from it each run.
+# ssh); tests/syz/run.sh adds the module, an init and the key, and makes
+# the disk image from it each run.
 SYZ_ROOT_PACKAGES="openssh-server,iproute2,kmod"
 syz_rootfs() {
 	local root=$CACHE/syz/rootfs uri key
-	if [ "$(cat "$root/.done" 2>/dev/null)" != "$SYZ_ROOT_PACKAGES" ]; then
-		install_missing debootstrap
-		read -r uri key < <(archive_entry)
-		key=${key:-/usr/share/keyrings/debian-archive-keyring.gpg}
-		rm -rf "$root"
-		mkdir -p "$root"
-		log "debootstrap bookworm with sshd into $root (about 2 minutes)"
-		debootstrap --variant=minbase --keyring="$key" \
-			--include="$SYZ_ROOT_PACKAGES" bookworm "$root" "$uri" \
-			>"$root.log" 2>&1 ||
-			fail "debootstrap of the syz guest failed: $(tail -n 5 "$root.log")"
-		rm -rf "$root/var/cache/apt/archives"/*.deb
-		echo "$SYZ_ROOT_PACKAGES" >"$root/.done"
-	fi
+	read -r uri key < <(archive_entry)
+	debootstrap_once "$root" "the syz guest" bookworm "$uri" \
+		"${key:-/usr/share/keyrings/debian-archive-keyring.gpg}" \
+		"$SYZ_ROOT_PACKAGES"
 	echo "$root"
 }
 
