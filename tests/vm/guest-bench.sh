@@ -25,12 +25,15 @@ for round in $(seq "${ffrounds:-3}"); do
 	for m in $order; do
 		ko=/flagsfirst.ko
 		[ $m = against ] && ko=/flagsfirst-against.ko
+		# make bench's layouts: this round's builds, padded alike
+		[ -e "${ko%.ko}-r$round.ko" ] && ko=${ko%.ko}-r$round.ko
+		pad=$(sed -n "s/^$round //p" /bench-layouts 2>/dev/null)
 		if ! insmod $ko; then
 			mark "insmod $m failed"
 			status=1
 			continue
 		fi
-		mark "bench module $m round $round at $(cat /sys/module/flagsfirst/sections/.text 2>/dev/null)"
+		mark "bench module $m round $round at $(cat /sys/module/flagsfirst/sections/.text 2>/dev/null) padded ${pad:-0}"
 		/flagsfirst_bench || status=1
 		rmmod flagsfirst || { mark "rmmod $m failed"; status=1; }
 	done

@@ -15,7 +15,9 @@
 #   run.sh bench   the benchmark on every kernel in $KERNELS, as a table;
 #                  with BENCH_AGAINST=REV, REV's module and this one in
 #                  turn, $BENCH_ROUNDS (3) rounds in one VM, and the
-#                  median ratios of both side by side
+#                  median ratios of both side by side; each round after
+#                  the first moves both modules' code to a new place in
+#                  its pages (BENCH_LAYOUTS=0: never)
 #   run.sh demo    the guided tour on $KERNEL (default 6.1; or the first
 #                  of $KERNELS)
 #   run.sh survey  flagsfirst survey on every kernel in $KERNELS, side by
@@ -84,6 +86,41 @@ if [ "$mode" = bench ] && [ -n "${BENCH_AGAINST:-}" ]; then
 	git -C "$top" archive "$against" Kbuild module uapi | tar -x -C "$BUILD/against"
 fi
 
+# Under TCG a build's speed depends on where its code falls within pages:
+# QEMU finds the next block of translated code through a cache that gives
+# each guest page 64 slots, picked by address bits, and a block whose slot
+# another block on the same path also takes is looked up the slow way on
+# every call.  Two builds of the same code can differ by 5% this way, and
+# the same build moved by a few hundred bytes too (docs/benchmarks.md,
+# "Seventh look").  So in an A/B run, round R loads both modules built with
+# the same padding before their code, a different one each round, and the
+# medians compare the code over as many layouts as there are rounds.
+layouts=0
+[ -z "$against" ] || [ "${BENCH_LAYOUTS:-1}" = 0 ] || [ "$BENCH_ROUNDS" -lt 2 ] ||
+	layouts=1
+# 1488 is 93 * 16: steps of the functions' alignment that visit all 256
+# such offsets in a page before one comes back.
+layout_pad() {	# round -> bytes of padding (round 1: none, the real build)
+	echo $(( ($1 - 1) * 1488 % 4096 ))
+}
+
+# A copy of the module's source with @pad bytes of int3 linked before its
+# code: the object comes first in the module's object list.
+padded_tree() {	# from name pad -> dir
+	local dir=$BUILD/layouts/$2-$3
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	cp -r "$1/Kbuild" "$1/module" "$1/uapi" "$dir/"
+	printf '\t.section .text, "ax"\n\t.fill %d, 1, 0xcc\n' "$3" >"$dir/module/bench_pad.S"
+	cat >>"$dir/module/Kbuild" <<-EOF
+	# make bench: $3 bytes before the module's code (tests/vm/run.sh)
+	flagsfirst-y := bench_pad.o \$(flagsfirst-y)
+	OBJECT_FILES_NON_STANDARD_bench_pad.o := y
+	EOF
+	echo "$dir"
+}
+extra_files=()	# "path=name in the guest's root", for build_initramfs
+
 step "setting up (packages, linux-source for the kselftest harness)"
 "$fetch" deps
 ksft=$("$fetch" source)/tools/testing/selftests
@@ -107,6 +144,9 @@ build_initramfs() {	# kver ko [against-ko] -> path of the cpio
 	   "$top/userspace/tour.sh" ${2:+"$2"} "$root/"
 	[ -z "$2" ] || [ ! -e "${2%/*}/flagsfirst_kunit.ko" ] || cp "${2%/*}/flagsfirst_kunit.ko" "$root/"
 	[ -z "${3:-}" ] || cp "$3" "$root/flagsfirst-against.ko"
+	for a in ${extra_files[@]+"${extra_files[@]}"}; do
+		cp "${a%%=*}" "$root/${a#*=}"
+	done
 	cp "$top/userspace/flagsfirst" "$top/userspace/flagsfirst-v0" "$root/bin/"
 	cp "$top/tests/flagsfirst_test" "$top/tests/flagsfirst_test-m32" \
 	   "$top/tests/flagsfirst_test-v0" "$top/tests/flagsfirst_test-v0-m32" "$root/"
@@ -532,6 +572,24 @@ for series in $KERNELS; do
 			continue
 		fi
 	fi
+	extra_files=()
+	if [ "$layouts" = 1 ]; then
+		step "building both modules in $((BENCH_ROUNDS - 1)) more layouts"
+		: >"$BUILD/$kver/bench-layouts"
+		for r in $(seq 2 "$BENCH_ROUNDS"); do
+			pad=$(layout_pad "$r")
+			echo "$r $pad" >>"$BUILD/$kver/bench-layouts"
+			if ! lko=$(build_module "$kver/layout-$pad" "$kdir" "$root" \
+					"$(padded_tree "$top" current "$pad")") ||
+			   ! lako=$(build_module "$kver/against-layout-$pad" "$kdir" "$root" \
+					"$(padded_tree "$BUILD/against" against "$pad")"); then
+				record fail "$kver: building the modules with $pad bytes before their code failed"
+				continue 2
+			fi
+			extra_files+=("$lko=flagsfirst-r$r.ko" "$lako=flagsfirst-against-r$r.ko")
+		done
+		extra_files+=("$BUILD/$kver/bench-layouts=bench-layouts")
+	fi
 	initrd=$(build_initramfs "$kver" "$ko" "$ako")
 	boot "$vmlinuz" "$initrd" "$mode" "$BUILD/$kver/console.log" || true
 	if [ "$mode" = demo ]; then
@@ -555,6 +613,8 @@ for series in $KERNELS; do
 		echo "# kernel $kver, $(nproc) host cores, QEMU $(accel_of) with 2 vCPUs"
 		[ "${BENCH_ICOUNT:-0}" = 0 ] ||
 			echo "# BENCH_ICOUNT: a \"ns\" is one instruction executed; the vCPUs take turns"
+		[ "$layouts" = 0 ] ||
+			echo "# layouts: rounds 2-$BENCH_ROUNDS pad both modules' code alike: $(cut -d' ' -f2 "$BUILD/$kver/bench-layouts" | paste -sd' ') bytes"
 		sed -n '/^=== flagsfirst: bench begin/,/^=== flagsfirst: bench end/p' "$log" |
 			grep -v '^=== flagsfirst: bench [be]'
 		[ -z "$against" ] || bench_medians "$log" "$against"
