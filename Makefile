@@ -8,8 +8,10 @@
 #                   of them PREEMPT_RT
 #   make bench      flagsfirst against the VFS, in QEMU on every kernel;
 #                   BENCH_AGAINST=REV also loads REV's module in turn, in
-#                   the same VM, and prints both modules' median ratios;
-#                   BENCH_ICOUNT=1 counts instructions instead of time
+#                   the same VM, each round with both modules' code moved
+#                   alike, and prints both modules' median ratios;
+#                   BENCH_ICOUNT=1 counts instructions instead of time;
+#                   BENCH_BLOCKS=N counts what each call costs TCG
 #   make lint       checkpatch, sparse, W=1, uapi header rules, cppcheck,
 #                   man pages, dkms and make install, each a check
 #   make install    module (modules_install), header, client, man pages;

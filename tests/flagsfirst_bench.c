@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/xattr.h>
 #include <time.h>
@@ -507,7 +508,50 @@ static void row(const char *what, int f, int peer, const char *target,
 	printf("\n");
 }
 
-int main(void)
+/*
+ * flagsfirst_bench --calls N: each side-by-side call N times and nothing
+ * else, for make bench BENCH_BLOCKS=N, whose QEMU plugin
+ * (tests/vm/tcg-blocks.c) counts what each call costs TCG.  Before row K's
+ * calls it reads page K of a marker area the plugin watches, and page 0
+ * after the last; the row names go to stdout.
+ */
+#define MARK_BASE	0x100000000000UL	/* tests/vm/tcg-blocks.c */
+
+static int calls_only(long n)
+{
+	static const char *const names[NR_FNS] = {
+		[FLOOR] = "floor: ioctl rejected with ENOTTY",
+		[PPID] = "getppid()",
+		[GET] = "GET, 32-byte value",
+		[GETXATTR] = "getxattr",
+		[SET_DELETE] = "SET(NOREPLACE) + DELETE",
+		[SETXATTR] = "setxattr + removexattr",
+		[EXCHANGE] = "RENAME(EXCHANGE)",
+		[RENAMEAT2] = "renameat2(RENAME_EXCHANGE)",
+		[EXCHANGE_MISSING] = "EXCHANGE onto a missing name",
+		[UNKNOWN_FLAG] = "rejected unknown flag",
+		[CHECK_FIELDS] = "CHECK_FIELDS",
+		[SET_VER0] = "SET replacing, VER0 struct",
+		[SET_CURRENT] = "SET replacing, current struct",
+		[SET_TAIL] = "SET replacing, current + 64 zero bytes",
+	};
+	char *mark = mmap((void *)MARK_BASE, (NR_FNS + 1) * 4096UL, PROT_READ,
+			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+
+	if (mark != (void *)MARK_BASE)
+		die("mmap of the marker area");
+	for (int f = 0; f < NR_FNS; f++) {
+		printf("calls %d %s\n", f + 1, names[f]);
+		/* an atomic load: a read the compiler cannot drop */
+		__atomic_load_n(&mark[(f + 1) * 4096], __ATOMIC_RELAXED);
+		for (long i = 0; i < n; i++)
+			fns[f]();
+	}
+	__atomic_load_n(&mark[0], __ATOMIC_RELAXED);
+	return 0;
+}
+
+int main(int argc, char **argv)
 {
 	static void (*const floor_and_get[])(void) = { call_enotty, call_get };
 	double scale[3], scale_ns[3], t1[REPS], t2[REPS], t12[REPS], c12[REPS];
@@ -516,6 +560,10 @@ int main(void)
 	const unsigned long n_mem = 100000;
 	int fd;
 
+	if (argc > 1 && (argc != 3 || strcmp(argv[1], "--calls") || atol(argv[2]) <= 0)) {
+		fprintf(stderr, "usage: flagsfirst_bench [--calls N]\n");
+		return 2;
+	}
 	dev = open("/dev/flagsfirst", O_RDWR | O_CLOEXEC);
 	if (dev < 0)
 		die("/dev/flagsfirst");
@@ -537,6 +585,8 @@ int main(void)
 	set_or_die("bench.sized", value32, 32, 0);
 	set_or_die("bench.r0", value32, 32, 0);
 	set_or_die("bench.r1", value32, 32, 0);
+	if (argc == 3)
+		return calls_only(atol(argv[2]));
 
 	measure_all(fns, NR_FNS, &per);
 	set_sizes(sizes);

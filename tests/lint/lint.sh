@@ -113,7 +113,10 @@ check "cppcheck: userspace/, tests/" \
 	cppcheck --quiet --error-exitcode=1 --std=c11 --enable=warning,portability,performance \
 		--inline-suppr --suppress=missingIncludeSystem -Iuapi \
 		-D__x86_64__ -D__linux__ userspace/flagsfirst.c userspace/survey.c tests/flagsfirst_torture.c \
-		tests/flagsfirst_bench.c
+		tests/flagsfirst_bench.c tests/vm/tcg-blocks.c
+# make bench BENCH_BLOCKS's QEMU plugin, built as run.sh builds it
+check "tests/vm/tcg-blocks.c builds with -Wall -Wextra -Werror" \
+	cc -O2 -Wall -Wextra -Wno-unused-parameter -Werror -shared -fPIC -o "$out/tcg-blocks.so" tests/vm/tcg-blocks.c
 
 # Man pages: lint clean, render, and name every flag and errno of the header.
 # syzkaller's description (tests/syz) still covers every op, flag and

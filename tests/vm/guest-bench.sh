@@ -7,10 +7,14 @@
 # compare two builds under TCG, whose speed drifts between VM runs.
 . /guest-lib.sh
 
+# make bench BENCH_BLOCKS=N: each call N times, under a QEMU plugin
+args=
+[ -z "${ffcalls:-}" ] || args="--calls $ffcalls"
+
 if [ ! -e /flagsfirst-against.ko ]; then
 	insmod /flagsfirst.ko || mark "insmod failed"
 	mark "bench begin"
-	/flagsfirst_bench
+	/flagsfirst_bench $args
 	mark "bench end $?"
 	exit
 fi
@@ -34,7 +38,7 @@ for round in $(seq "${ffrounds:-3}"); do
 			continue
 		fi
 		mark "bench module $m round $round at $(cat /sys/module/flagsfirst/sections/.text 2>/dev/null) padded ${pad:-0}"
-		/flagsfirst_bench || status=1
+		/flagsfirst_bench $args || status=1
 		rmmod flagsfirst || { mark "rmmod $m failed"; status=1; }
 	done
 done

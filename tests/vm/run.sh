@@ -61,7 +61,14 @@ bench)	KERNELS=${KERNELS:-6.1 6.12 6.12-rt newest}
 	TIMEOUT=${FLAGSFIRST_TIMEOUT:-$((1200 + 120 * BENCH_ROUNDS))}
 	# BENCH_ICOUNT=1: the guest's clock counts instructions (one a ns)
 	[ "${BENCH_ICOUNT:-0}" = 0 ] || QEMU_ARGS="${QEMU_ARGS:-} -icount shift=0"
-	APPEND="ffrounds=$BENCH_ROUNDS" ;;
+	APPEND="ffrounds=$BENCH_ROUNDS"
+	# BENCH_BLOCKS=N: each call N times under tests/vm/tcg-blocks.c, a
+	# QEMU plugin that counts what a call costs TCG, instead of timing
+	case ${BENCH_BLOCKS:-} in
+	'') ;;
+	*[!0-9]*|0*) echo "run.sh: BENCH_BLOCKS=$BENCH_BLOCKS is not a number of calls" >&2; exit 2 ;;
+	*)	APPEND="$APPEND ffcalls=$BENCH_BLOCKS" ;;
+	esac ;;
 demo)	KERNELS=${KERNEL:-${KERNELS:-6.1}}; KERNELS=${KERNELS%% *} ;;
 survey)	KERNELS=${KERNELS:-6.1 6.12 6.12-rt newest} ;;
 mutate)	KERNELS=${MUTATE_KERNEL:-6.1}
@@ -121,10 +128,58 @@ padded_tree() {	# from name pad -> dir
 }
 extra_files=()	# "path=name in the guest's root", for build_initramfs
 
+# make bench BENCH_BLOCKS=N: the plugin's figures, one table per module
+# run, with the row names flagsfirst_bench --calls printed.
+blocks_table() {	# log plugin-output
+	awk -v calls="$BENCH_BLOCKS" '
+	FNR == 1 { file++ }
+	file == 1 && /^=== flagsfirst: bench module / {
+		run[++runs] = $5 " module, round " $7 ", code padded by " $11 " bytes"
+		next
+	}
+	file == 1 && /^calls [0-9]+ / {
+		k = $2
+		sub(/^calls [0-9]+ /, "")
+		name[k] = $0
+		if (k > rows)
+			rows = k
+		next
+	}
+	file == 2 && !/^#/ {
+		line[$1, $2] = $0
+		if ($1 > sections)
+			sections = $1
+	}
+	END {
+		printf "# BENCH_BLOCKS: per call, over %s calls (tests/vm/tcg-blocks.c):\n", calls
+		printf "# syscalls made, instructions, translated blocks run, lookups of a\n"
+		printf "# block QEMU did not chain to, slow lookups (missed its jump cache),\n"
+		printf "# distinct pages touched\n"
+		for (s = 1; s <= sections; s++) {
+			printf "# %s\n", s in run ? run[s] : "this tree"
+			printf "%-40s %8s %7s %7s %7s %5s %5s\n", "measurement", "syscalls",
+			       "instrs", "blocks", "lookups", "slow", "pages"
+			for (k = 1; k <= rows; k++) {
+				if (!((s, k) in line))
+					continue
+				split(line[s, k], f, " ")
+				printf "%-40s %8.1f %7.0f %7.0f %7.1f %5.1f %5.0f\n", name[k],
+				       f[3] / calls, f[4] / calls, f[5] / calls, f[6] / calls,
+				       f[7] / calls, f[8] / calls
+			}
+		}
+	}' "$1" "$2"
+}
+
 step "setting up (packages, linux-source for the kselftest harness)"
 "$fetch" deps
 ksft=$("$fetch" source)/tools/testing/selftests
 make -s -C "$top" userspace tests KSFT_DIR="$ksft"
+qemu_args=${QEMU_ARGS:-}
+if [ "$mode" = bench ] && [ -n "${BENCH_BLOCKS:-}" ]; then
+	mkdir -p "$BUILD"
+	cc -O2 -Wall -shared -fPIC -o "$BUILD/tcg-blocks.so" "$top/tests/vm/tcg-blocks.c"
+fi
 
 build_initramfs() {	# kver ko [against-ko] -> path of the cpio
 	local root=$BUILD/$1/initramfs a
@@ -591,6 +646,10 @@ for series in $KERNELS; do
 		extra_files+=("$BUILD/$kver/bench-layouts=bench-layouts")
 	fi
 	initrd=$(build_initramfs "$kver" "$ko" "$ako")
+	if [ "$mode" = bench ] && [ -n "${BENCH_BLOCKS:-}" ]; then
+		rm -f "$BUILD/$kver/tcg-blocks.txt"
+		QEMU_ARGS="$qemu_args -plugin $BUILD/tcg-blocks.so,out=$BUILD/$kver/tcg-blocks.txt"
+	fi
 	boot "$vmlinuz" "$initrd" "$mode" "$BUILD/$kver/console.log" || true
 	if [ "$mode" = demo ]; then
 		log=$(clean_log "$BUILD/$kver/console.log")
@@ -615,9 +674,17 @@ for series in $KERNELS; do
 			echo "# BENCH_ICOUNT: a \"ns\" is one instruction executed; the vCPUs take turns"
 		[ "$layouts" = 0 ] ||
 			echo "# layouts: rounds 2-$BENCH_ROUNDS pad both modules' code alike: $(cut -d' ' -f2 "$BUILD/$kver/bench-layouts" | paste -sd' ') bytes"
-		sed -n '/^=== flagsfirst: bench begin/,/^=== flagsfirst: bench end/p' "$log" |
-			grep -v '^=== flagsfirst: bench [be]'
-		[ -z "$against" ] || bench_medians "$log" "$against"
+		if [ -n "${BENCH_BLOCKS:-}" ]; then
+			if [ -s "$BUILD/$kver/tcg-blocks.txt" ]; then
+				blocks_table "$log" "$BUILD/$kver/tcg-blocks.txt"
+			else
+				record fail "$kver: the QEMU plugin wrote no figures"
+			fi
+		else
+			sed -n '/^=== flagsfirst: bench begin/,/^=== flagsfirst: bench end/p' "$log" |
+				grep -v '^=== flagsfirst: bench [be]'
+			[ -z "$against" ] || bench_medians "$log" "$against"
+		fi
 		if grep -q '^=== flagsfirst: bench end 0 ===' "$log"; then
 			record ok
 		else
