@@ -41,7 +41,7 @@ __attribute__((visibility("default"))) int qemu_plugin_version = 1;
 #define MARK_BASE	0x100000000000ULL
 #define MARK_PAGES	64
 #define PAGE_SHIFT	12
-#define MAX_VCPUS	64
+#define MAX_VCPUS	64	/* make bench runs 2 */
 #define MAX_PAGES	256
 #define MAX_SECTIONS	64
 
@@ -107,7 +107,7 @@ static void record(struct vcpu *v)
 
 static void on_syscall(unsigned int cpu, void *udata)
 {
-	struct vcpu *v = &vcpus[cpu];
+	struct vcpu *v = &vcpus[cpu % MAX_VCPUS];
 
 	if (v->in_window)
 		record(v);
@@ -118,7 +118,7 @@ static void on_syscall(unsigned int cpu, void *udata)
 static void on_block(unsigned int cpu, void *udata)
 {
 	const struct block *b = udata;
-	struct vcpu *v = &vcpus[cpu];
+	struct vcpu *v = &vcpus[cpu % MAX_VCPUS];
 
 	v->w.insns += b->insns;
 	v->w.blocks++;
@@ -143,7 +143,7 @@ static void on_block(unsigned int cpu, void *udata)
 static void on_mem(unsigned int cpu, qemu_plugin_meminfo_t info, uint64_t vaddr,
 		   void *udata)
 {
-	struct vcpu *v = &vcpus[cpu];
+	struct vcpu *v = &vcpus[cpu % MAX_VCPUS];
 
 	if (vaddr - MARK_BASE < (uint64_t)MARK_PAGES << PAGE_SHIFT) {
 		int l = (vaddr - MARK_BASE) >> PAGE_SHIFT;
