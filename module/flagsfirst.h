@@ -19,6 +19,12 @@
  */
 struct ffst_value {
 	kuid_t owner;
+	/*
+	 * Whom the per-user limits charge for it: @owner, or for an owner in
+	 * a user namespace, the uid of the initial namespace that owns that
+	 * namespace (ffst_payer()).
+	 */
+	kuid_t payer;
 	u32 attrs;			/* FLAGSFIRST_ATTR_* */
 	u32 len;
 	/*
@@ -48,8 +54,8 @@ struct ffst_value {
  *
  * @in_use says why the byte limits count the allocation: one for being in
  * the table, one while @own is the value of an entry in the table.  It is
- * counted, once, against @own.owner (for an entry RENAME made to hold a
- * moved value, the owner of that value) from the first to the last.
+ * counted, once, against @own.payer (for an entry RENAME made to hold a
+ * moved value, the payer of that value) from the first to the last.
  * EXCHANGE changes neither, so it moves no charge.
  */
 struct ffst_entry {
@@ -112,6 +118,7 @@ int ffst_table_init(void);
 void ffst_table_destroy(void);
 struct ffst_entry *ffst_entry_alloc(const char *name, u32 name_len,
 				    u32 value_len);
+kuid_t ffst_payer(kuid_t uid);
 void ffst_entry_free(struct ffst_entry *e);
 void ffst_entry_put(struct ffst_entry *e);
 int ffst_table_read(const char *name, u32 name_len, u32 want, u8 *small,
@@ -123,7 +130,7 @@ int ffst_table_rename(const char *oldname, u32 oldlen,
 		      const char *newname, u32 newlen, u64 flags);
 void ffst_table_debugfs(struct dentry *dir);
 int ffst_table_watch_charge(kuid_t uid);
-void ffst_table_watch(struct list_head *watch);
+int ffst_table_watch(struct list_head *watch);
 void ffst_table_unwatch(struct list_head *watch, kuid_t uid);
 
 /* watch.c */

@@ -15,10 +15,28 @@ module_param_named(abi_version, ffst_abi_version, uint, 0444);
 MODULE_PARM_DESC(abi_version,
 		 "Behave as this ABI release did (0 or 1, the default), read at load");
 
+/*
+ * The counting limits take 0 to INT_MAX, as inotify's sysctls do, and
+ * refuse anything else with EINVAL (at load, or written to sysfs): the
+ * hash table holds at most 2^31 entries, so a larger max_entries would
+ * be a promise the module could not keep.  The byte limits take any
+ * unsigned long: the module can honour each.
+ */
+static int ffst_param_set_count(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 0, INT_MAX);
+}
+
+static const struct kernel_param_ops ffst_param_count_ops = {
+	.set = ffst_param_set_count,
+	.get = param_get_uint,
+};
+
 unsigned int ffst_max_entries = 1U << 20;
-module_param_named(max_entries, ffst_max_entries, uint, 0644);
+module_param_cb(max_entries, &ffst_param_count_ops, &ffst_max_entries, 0644);
+__MODULE_PARM_TYPE(max_entries, "uint");
 MODULE_PARM_DESC(max_entries,
-		 "Entries in the table at most; more fail with ENOSPC");
+		 "Entries in the table at most (0 to 2147483647); more fail with ENOSPC");
 
 unsigned long ffst_max_bytes = 64UL << 20;
 module_param_named(max_bytes, ffst_max_bytes, ulong, 0644);
@@ -26,24 +44,27 @@ MODULE_PARM_DESC(max_bytes,
 		 "Bytes the entries may take in memory; more fail with ENOSPC");
 
 unsigned int ffst_max_entries_per_uid = 1U << 16;
-module_param_named(max_entries_per_uid, ffst_max_entries_per_uid, uint, 0644);
+module_param_cb(max_entries_per_uid, &ffst_param_count_ops, &ffst_max_entries_per_uid, 0644);
+__MODULE_PARM_TYPE(max_entries_per_uid, "uint");
 MODULE_PARM_DESC(max_entries_per_uid,
-		 "Entries one uid may own; more fail with EDQUOT unless CAP_SYS_RESOURCE");
+		 "Entries one user and its user namespaces may own (0 to 2147483647); more fail with EDQUOT unless CAP_SYS_RESOURCE");
 
 unsigned long ffst_max_bytes_per_uid = 4UL << 20;
 module_param_named(max_bytes_per_uid, ffst_max_bytes_per_uid, ulong, 0644);
 MODULE_PARM_DESC(max_bytes_per_uid,
-		 "Bytes one uid's entries may take; more fail with EDQUOT unless CAP_SYS_RESOURCE");
+		 "Bytes one user's entries and its user namespaces' may take; more fail with EDQUOT unless CAP_SYS_RESOURCE");
 
 unsigned int ffst_max_watches_per_uid = 128;
-module_param_named(max_watches_per_uid, ffst_max_watches_per_uid, uint, 0644);
+module_param_cb(max_watches_per_uid, &ffst_param_count_ops, &ffst_max_watches_per_uid, 0644);
+__MODULE_PARM_TYPE(max_watches_per_uid, "uint");
 MODULE_PARM_DESC(max_watches_per_uid,
-		 "Watch fds one uid may hold; more fail with EMFILE unless CAP_SYS_RESOURCE");
+		 "Watch fds one user and its user namespaces may hold (0 to 2147483647); more fail with EMFILE unless CAP_SYS_RESOURCE");
 
 unsigned int ffst_max_queued_events = 1024;
-module_param_named(max_queued_events, ffst_max_queued_events, uint, 0644);
+module_param_cb(max_queued_events, &ffst_param_count_ops, &ffst_max_queued_events, 0644);
+__MODULE_PARM_TYPE(max_queued_events, "uint");
 MODULE_PARM_DESC(max_queued_events,
-		 "Records a watch fd queues at most; then one OVERFLOW record");
+		 "Records a watch fd queues at most (0 to 2147483647); then one OVERFLOW record");
 
 static const struct file_operations ffst_fops = {
 	.owner = THIS_MODULE,

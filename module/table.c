@@ -15,14 +15,16 @@
 #include <linux/seq_file.h>
 #include <linux/seqlock.h>
 #include <linux/slab.h>
+#include <linux/user_namespace.h>
 #include <linux/vmalloc.h>
 #include <linux/flagsfirst.h>
 
 #include "flagsfirst.h"
 
 /*
- * What one uid has in the table and how many watch fds it holds, for the
- * per-uid limits.  It exists while any of the three is non-zero.
+ * What one payer (ffst_payer()) has in the table and how many watch fds it
+ * holds, for the per-user limits.  It exists while any of the three is
+ * non-zero.
  */
 struct ffst_quota {
 	struct hlist_node node;
@@ -37,15 +39,24 @@ struct ffst_quota {
  * value there and take a reference for a big one.  Writers serialise on
  * @lock and tell the watchers under it, so events queue in the order the
  * changes took effect.  A change that touches one entry is a single
- * pointer swap; RENAME and EXCHANGE, which touch two, are also wrapped in
- * @seqc, so that a reader never sees half of one: it retries its lookup
- * instead.  DELETE_ALL, which touches any number, marks its victims with
- * a new generation and then makes them all absent with one store to
- * @gen; it unlinks and frees them afterwards, preemptibly.
+ * pointer swap; RENAME and EXCHANGE, which touch two, also take
+ * @move_lock around their few stores, so that a reader never sees half of
+ * one: it retries its lookup instead.  A reader waits, if ever, for that
+ * one short section (on PREEMPT_RT it sleeps on @move_lock's spinlock,
+ * boosting the writer), never for @lock and the writers queued on it:
+ * dcache's rename_lock is the model.  DELETE_ALL, which touches any
+ * number, marks its victims with a new generation and then makes them all
+ * absent with one store to @gen; it unlinks and frees them afterwards,
+ * preemptibly.
+ *
+ * A caller waits for @lock killably: the work done under it is bounded
+ * (no allocation under it may reclaim memory or wait, and every walk of
+ * the table reschedules), so release paths, which must not fail, take it
+ * plainly and never wait long either.
  */
 struct ffst_table {
 	struct mutex lock;		/* serialises writers */
-	seqcount_mutex_t seqc;
+	seqlock_t move_lock;		/* RENAME's and EXCHANGE's stores */
 	struct rhashtable ht;		/* name -> entry */
 	struct list_head entries;	/* lock */
 	u64 seq;			/* lock: the last seq handed out */
@@ -167,6 +178,7 @@ struct ffst_entry *ffst_entry_alloc(const char *name, u32 name_len,
 	e->doomed = 0;
 	e->in_use = 0;
 	e->own.owner = GLOBAL_ROOT_UID;
+	e->own.payer = GLOBAL_ROOT_UID;
 	e->own.attrs = 0;
 	e->own.len = value_len;
 	e->own.home_mem = mem;
@@ -222,22 +234,17 @@ static void ffst_entry_retire(struct ffst_entry *e, struct ffst_value *val)
 }
 
 /*
- * A new entry named @name that takes over @val, with the reference on
- * @val's home that went with it: RENAME moves a value without a copy.
- * Its own allocation is counted against @val's owner.
+ * Makes @e, a new entry allocated with no value of its own, take over
+ * @val, with the reference on @val's home that went with it: RENAME moves
+ * a value without a copy.  Its own allocation is counted against @val's
+ * payer.
  */
-static struct ffst_entry *ffst_entry_adopt(const char *name, u32 name_len,
-					   struct ffst_value *val)
+static void ffst_entry_adopt(struct ffst_entry *e, struct ffst_value *val)
 {
-	struct ffst_entry *e;
-
-	e = ffst_entry_alloc(name, name_len, 0);
-	if (!e)
-		return NULL;
 	RCU_INIT_POINTER(e->val, val);
 	refcount_set(&e->ref, 1);	/* its own (empty) value is nobody's */
 	e->own.owner = val->owner;
-	return e;
+	e->own.payer = val->payer;
 }
 
 static struct ffst_entry *ffst_lookup_locked(const char *name, u32 name_len)
@@ -276,11 +283,10 @@ static bool ffst_doomed(const struct ffst_entry *e, u32 gen)
  * (FFST_SMALL_VALUE bytes), else the caller gets a reference.  Returns 0
  * or -ENOENT.
  *
- * Each attempt begins its seqcount read section before rcu_read_lock():
- * on PREEMPT_RT a reader of a seqcount_mutex_t that finds a writer inside
- * takes the writers' mutex to wait for it, which may sleep, and must not
- * inside an RCU read-side section.  Elsewhere it spins, and no write
- * section is longer than a few stores.
+ * Each attempt begins its seqlock read section before rcu_read_lock():
+ * on PREEMPT_RT a reader that finds a writer inside takes @move_lock's
+ * spinlock, a sleeping lock there, to wait for it.  Elsewhere it spins,
+ * and no write section is longer than a few stores.
  */
 int ffst_table_read(const char *name, u32 name_len, u32 want, u8 *small,
 		    struct ffst_view *view)
@@ -292,7 +298,7 @@ int ffst_table_read(const char *name, u32 name_len, u32 want, u8 *small,
 	u32 gen;
 
 	for (;;) {
-		seq = read_seqcount_begin(&ffst_table.seqc);
+		seq = read_seqbegin(&ffst_table.move_lock);
 		rcu_read_lock();
 		/* Before the lookup: pairs with ffst_table_delete_all() */
 		gen = smp_load_acquire(&ffst_table.gen);
@@ -322,7 +328,7 @@ int ffst_table_read(const char *name, u32 name_len, u32 want, u8 *small,
 			}
 		}
 		rcu_read_unlock();
-		if (!read_seqcount_retry(&ffst_table.seqc, seq))
+		if (!read_seqretry(&ffst_table.move_lock, seq))
 			break;
 		if (view->ref)
 			ffst_entry_put(view->ref);
@@ -342,6 +348,26 @@ static int ffst_may_modify(const struct ffst_entry *e)
 	return -EPERM;
 }
 
+/*
+ * Whom the per-user limits charge for @uid acting in the caller's user
+ * namespace, as the kernel's ucounts charge inotify's instances: a uid of
+ * the initial namespace, itself; a uid of any other, the uid of the
+ * initial namespace that created its outermost namespace, through every
+ * level.  Each level would count what the levels below it create, under
+ * the same limits, so the initial namespace's level is the one that binds:
+ * a login's subordinate uids share its shares instead of multiplying them.
+ */
+kuid_t ffst_payer(kuid_t uid)
+{
+	const struct user_namespace *ns = current_user_ns();
+
+	if (ns == &init_user_ns)
+		return uid;
+	while (ns->parent != &init_user_ns)
+		ns = ns->parent;
+	return ns->owner;
+}
+
 static struct ffst_quota *ffst_quota_find(kuid_t uid)
 {
 	struct ffst_quota *q;
@@ -353,19 +379,35 @@ static struct ffst_quota *ffst_quota_find(kuid_t uid)
 	return NULL;
 }
 
-/* @uid's record, made if it has none yet. */
-static struct ffst_quota *ffst_quota_get(kuid_t uid)
+/*
+ * @uid's record, made if it has none yet: from *@spare if the caller
+ * brought one, else without waiting.  Nothing under the table's lock may
+ * reclaim memory, or every writer would wait for the caller's memory
+ * cgroup: NULL tells the caller to unlock, bring a spare
+ * (ffst_quota_spare()) and try again, as xas_nomem() does.
+ */
+static struct ffst_quota *ffst_quota_get(kuid_t uid, struct ffst_quota **spare)
 {
 	struct ffst_quota *q = ffst_quota_find(uid);
 
 	if (q)
 		return q;
-	q = kzalloc(sizeof(*q), GFP_KERNEL_ACCOUNT);
+	q = *spare;
+	*spare = NULL;
+	if (!q)
+		q = kzalloc(sizeof(*q), GFP_NOWAIT | __GFP_ACCOUNT | __GFP_NOWARN);
 	if (!q)
 		return NULL;
 	q->uid = uid;
 	hash_add(ffst_table.quotas, &q->node, __kuid_val(uid));
 	return q;
+}
+
+/* A record for ffst_quota_get(), allocated with no lock held. */
+static int ffst_quota_spare(struct ffst_quota **spare)
+{
+	*spare = kzalloc(sizeof(**spare), GFP_KERNEL_ACCOUNT);
+	return *spare ? 0 : -ENOMEM;
 }
 
 /* Frees @q once its uid has nothing left here. */
@@ -378,7 +420,7 @@ static void ffst_quota_release(struct ffst_quota *q)
 }
 
 /*
- * Rule 7 for a change that adds @table bytes to the table and @mine to the
+ * Rule 8 for a change that adds @table bytes to the table and @mine to the
  * share of @q's uid (either may be negative: shrinking is always allowed).
  * @q is NULL for a uid that has nothing here yet.
  */
@@ -396,7 +438,7 @@ static int ffst_bytes_check(ssize_t table, const struct ffst_quota *q,
 }
 
 /*
- * The byte limits count an allocation once, against its entry's @own.owner,
+ * The byte limits count an allocation once, against its entry's @own.payer,
  * for as long as it has a reason to be (struct ffst_entry's @in_use).  A
  * new entry starts with its @reasons; each ffst_mem_unuse() drops one, and
  * the charge goes with the last.
@@ -430,8 +472,8 @@ static void ffst_mem_uncharge(struct ffst_quota *q, const struct ffst_entry *e,
 	if (!mem)
 		return;
 	ffst_table.nr_bytes -= mem;
-	if (!uid_eq(q->uid, e->own.owner)) {
-		q = ffst_quota_find(e->own.owner);
+	if (!uid_eq(q->uid, e->own.payer)) {
+		q = ffst_quota_find(e->own.payer);
 		if (WARN_ON_ONCE(!q))
 			return;
 		q->bytes -= mem;
@@ -444,7 +486,7 @@ static void ffst_mem_uncharge(struct ffst_quota *q, const struct ffst_entry *e,
 /*
  * @e leaves the table and, unless @v is NULL (RENAME keeps it), with it its
  * value @v: each loses the reason it gave its allocation (@e its own, @v
- * its home's).  @q is the record of @v's owner.
+ * its home's).  @q is the record of @v's payer.
  */
 static void ffst_mem_leave(struct ffst_quota *q, struct ffst_entry *e,
 			   const struct ffst_value *v)
@@ -474,12 +516,12 @@ static size_t ffst_mem_freed(const struct ffst_entry *e,
 
 	if (e->in_use == reasons) {
 		freed += ffst_entry_mem(e);
-		if (uid_eq(e->own.owner, uid))
+		if (uid_eq(e->own.payer, uid))
 			*mine += ffst_entry_mem(e);
 	}
 	if (home && home != e && home->in_use == 1) {
 		freed += ffst_entry_mem(home);
-		if (uid_eq(home->own.owner, uid))
+		if (uid_eq(home->own.payer, uid))
 			*mine += ffst_entry_mem(home);
 	}
 	return freed;
@@ -489,7 +531,7 @@ static size_t ffst_mem_freed(const struct ffst_entry *e,
 static void ffst_account_remove(struct ffst_entry *old,
 				const struct ffst_value *val)
 {
-	struct ffst_quota *q = ffst_quota_find(val->owner);
+	struct ffst_quota *q = ffst_quota_find(val->payer);
 
 	ffst_table.nr_entries--;
 	if (WARN_ON_ONCE(!q))
@@ -499,11 +541,14 @@ static void ffst_account_remove(struct ffst_entry *old,
 	ffst_quota_release(q);
 }
 
-/* Creates @new; on success the table owns it. */
-static int ffst_insert_locked(struct ffst_entry *new)
+/*
+ * Creates @new; on success the table owns it.  -EAGAIN: unlock, bring a
+ * spare record and try again (ffst_quota_get()).
+ */
+static int ffst_insert_locked(struct ffst_entry *new, struct ffst_quota **spare)
 {
 	size_t charge = ffst_entry_mem(new);
-	kuid_t uid = new->own.owner;
+	kuid_t uid = new->own.payer;
 	struct ffst_quota *q;
 	int err;
 
@@ -517,9 +562,9 @@ static int ffst_insert_locked(struct ffst_entry *new)
 	if ((q ? q->entries : 0) >= READ_ONCE(ffst_max_entries_per_uid) &&
 	    !capable(CAP_SYS_RESOURCE))
 		return -EDQUOT;
-	q = ffst_quota_get(uid);
+	q = ffst_quota_get(uid, spare);
 	if (!q)
-		return -ENOMEM;
+		return -EAGAIN;
 
 	new->seq = ffst_table.seq + 1;
 	err = rhashtable_insert_fast(&ffst_table.ht, &new->node, ffst_ht_params);
@@ -547,12 +592,16 @@ static int ffst_insert_locked(struct ffst_entry *new)
 int ffst_table_set(struct ffst_entry *new, u64 flags, u64 expect_seq)
 {
 	size_t mem = ffst_entry_mem(new), freed, mine = 0;
+	struct ffst_quota *q, *spare = NULL;
 	struct ffst_entry *old;
 	struct ffst_value *oldval;
-	struct ffst_quota *q;
 	int err;
 
-	mutex_lock(&ffst_table.lock);
+again:
+	if (mutex_lock_killable(&ffst_table.lock)) {
+		kfree(spare);
+		return -EINTR;
+	}
 	old = ffst_lookup_locked(new->name, new->name_len);
 	err = -EEXIST;
 	if (old && (flags & FLAGSFIRST_SET_NOREPLACE))
@@ -574,14 +623,22 @@ int ffst_table_set(struct ffst_entry *new, u64 flags, u64 expect_seq)
 
 	if (!old) {
 		new->own.owner = current_fsuid();
-		err = ffst_insert_locked(new);
-		goto out_unlock;
+		new->own.payer = ffst_payer(new->own.owner);
+		err = ffst_insert_locked(new, &spare);
+		if (err != -EAGAIN)
+			goto out_unlock;
+		mutex_unlock(&ffst_table.lock);
+		err = ffst_quota_spare(&spare);
+		if (err)
+			return err;
+		goto again;
 	}
 
 	oldval = ffst_val(old);
 	new->own.owner = oldval->owner;
-	freed = ffst_mem_freed(old, oldval, oldval->owner, &mine);
-	q = ffst_quota_find(oldval->owner);
+	new->own.payer = oldval->payer;
+	freed = ffst_mem_freed(old, oldval, oldval->payer, &mine);
+	q = ffst_quota_find(oldval->payer);
 	err = ffst_bytes_check((ssize_t)(mem - freed), q, (ssize_t)(mem - mine));
 	if (err)
 		goto out_unlock;
@@ -594,11 +651,13 @@ int ffst_table_set(struct ffst_entry *new, u64 flags, u64 expect_seq)
 	ffst_notify(&ffst_table.watches, FLAGSFIRST_EVENT_SET, new->seq,
 		    new->name, new->name_len, NULL, 0);
 	mutex_unlock(&ffst_table.lock);
+	kfree(spare);
 	ffst_entry_retire(old, oldval);
 	return 0;
 
 out_unlock:
 	mutex_unlock(&ffst_table.lock);
+	kfree(spare);
 	return err;
 }
 
@@ -608,7 +667,8 @@ int ffst_table_delete(const char *name, u32 name_len)
 	struct ffst_value *oldval;
 	int err;
 
-	mutex_lock(&ffst_table.lock);
+	if (mutex_lock_killable(&ffst_table.lock))
+		return -EINTR;
 	old = ffst_lookup_locked(name, name_len);
 	err = -ENOENT;
 	if (!old)
@@ -632,7 +692,7 @@ out_unlock:
 	return err;
 }
 
-/* Entries DELETE_ALL handles between two chances to reschedule. */
+/* Entries a walk of the table passes between two chances to reschedule. */
 #define FFST_DELETE_BATCH	256
 
 /*
@@ -642,8 +702,10 @@ out_unlock:
  * of that generation makes them all absent for readers at once; only
  * then are they unlinked, told to the watchers and freed, a batch at a
  * time with a chance to reschedule in between.  Nothing runs with
- * preemption off, so no reader waits for the length of the table.
- * Returns how many went.
+ * preemption off, so no reader waits for the length of the table, and
+ * the walk reschedules by entries it passes, not by those it takes: a
+ * caller who owns nothing still walks the whole table.  Returns how many
+ * went.
  */
 long ffst_table_delete_all(void)
 {
@@ -651,22 +713,24 @@ long ffst_table_delete_all(void)
 	kuid_t fsuid = current_fsuid();
 	struct ffst_entry *e, *tmp;
 	LIST_HEAD(doomed);
-	long count = 0;
+	long count = 0, scanned = 0;
 	u32 gen;
 
-	mutex_lock(&ffst_table.lock);
+	if (mutex_lock_killable(&ffst_table.lock))
+		return -EINTR;
 	gen = ffst_table.gen + 1 ?: 1;	/* 0 means "not doomed" */
 	list_for_each_entry_safe(e, tmp, &ffst_table.entries, list) {
 		const struct ffst_value *v = ffst_val(e);
 
+		if (!(++scanned % FFST_DELETE_BATCH))
+			cond_resched();
 		if (v->attrs & FLAGSFIRST_ATTR_IMMUTABLE)
 			continue;
 		if (!uid_eq(v->owner, fsuid) && !fowner)
 			continue;
 		WRITE_ONCE(e->doomed, gen);
 		list_move_tail(&e->list, &doomed);
-		if (!(++count % FFST_DELETE_BATCH))
-			cond_resched();
+		count++;
 	}
 	if (!count)
 		goto out_unlock;
@@ -705,47 +769,45 @@ static void ffst_exchange_locked(struct ffst_entry *a, struct ffst_entry *b)
 	struct ffst_value *va = ffst_val(a), *vb = ffst_val(b);
 	u64 seq = ++ffst_table.seq;
 
-	write_seqcount_begin(&ffst_table.seqc);
+	write_seqlock(&ffst_table.move_lock);
 	rcu_assign_pointer(a->val, vb);
 	rcu_assign_pointer(b->val, va);
 	WRITE_ONCE(a->seq, seq);
 	WRITE_ONCE(b->seq, seq);
-	write_seqcount_end(&ffst_table.seqc);
+	write_sequnlock(&ffst_table.move_lock);
 	ffst_notify(&ffst_table.watches, FLAGSFIRST_EVENT_EXCHANGE, seq,
 		    a->name, a->name_len, b->name, b->name_len);
 }
 
 /*
- * Moves @old's value to a new entry named @newname, replacing @target if
- * there is one.  The value is not copied: the new entry takes it over,
- * and only the new entry's own allocation is charged (to the value's
- * owner); @old's stays charged while the value lives in it.
+ * Moves @old's value to @new, an entry allocated for the new name with no
+ * value of its own, replacing @target if there is one.  The value is not
+ * copied: @new takes it over, and only @new's own allocation is charged
+ * (to the value's payer); @old's stays charged while the value lives in
+ * it.  On success the table owns @new; on failure the caller still does.
  */
 static int ffst_move_locked(struct ffst_entry *old, struct ffst_entry *target,
-			    const char *newname, u32 newlen)
+			    struct ffst_entry *new)
 {
 	struct ffst_value *val = ffst_val(old), *targetval = NULL;
 	size_t mem, freed, mine = 0;
-	struct ffst_entry *new;
 	struct ffst_quota *q;
 	int err = 0;
 
-	new = ffst_entry_adopt(newname, newlen, val);
-	if (!new)
-		return -ENOMEM;
+	ffst_entry_adopt(new, val);
 	mem = ffst_entry_mem(new);
-	freed = ffst_mem_freed(old, NULL, val->owner, &mine);
+	freed = ffst_mem_freed(old, NULL, val->payer, &mine);
 	if (target) {
 		targetval = ffst_val(target);
-		freed += ffst_mem_freed(target, targetval, val->owner, &mine);
+		freed += ffst_mem_freed(target, targetval, val->payer, &mine);
 	}
-	q = ffst_quota_find(val->owner);
+	q = ffst_quota_find(val->payer);
 	err = ffst_bytes_check((ssize_t)(mem - freed), q, (ssize_t)(mem - mine));
 	if (err)
-		goto err_free_new;
+		return err;
 	new->seq = ffst_table.seq + 1;
 
-	write_seqcount_begin(&ffst_table.seqc);
+	write_seqlock(&ffst_table.move_lock);
 	if (target)
 		ffst_replace_locked(target, new);
 	else
@@ -753,11 +815,9 @@ static int ffst_move_locked(struct ffst_entry *old, struct ffst_entry *target,
 					     ffst_ht_params);
 	if (!err)
 		rhashtable_remove_fast(&ffst_table.ht, &old->node, ffst_ht_params);
-	write_seqcount_end(&ffst_table.seqc);
-	if (err) {
-		err = -ENOMEM;
-		goto err_free_new;
-	}
+	write_sequnlock(&ffst_table.move_lock);
+	if (err)
+		return -ENOMEM;
 
 	ffst_table.seq++;
 	list_replace(&old->list, &new->list);
@@ -771,20 +831,29 @@ static int ffst_move_locked(struct ffst_entry *old, struct ffst_entry *target,
 	ffst_notify(&ffst_table.watches, FLAGSFIRST_EVENT_RENAME, new->seq,
 		    old->name, old->name_len, new->name, new->name_len);
 	return 0;
-
-err_free_new:
-	ffst_entry_free(new);
-	return err;
 }
 
 int ffst_table_rename(const char *oldname, u32 oldlen,
 		      const char *newname, u32 newlen, u64 flags)
 {
+	struct ffst_entry *old, *target, *new = NULL;
 	struct ffst_value *targetval = NULL;
-	struct ffst_entry *old, *target;
 	int err;
 
-	mutex_lock(&ffst_table.lock);
+	/*
+	 * The entry a move needs, allocated before the lock: an allocation
+	 * under it could reclaim in the caller's memory cgroup while every
+	 * other writer waits.  EXCHANGE allocates nothing.
+	 */
+	if (!(flags & FLAGSFIRST_RENAME_EXCHANGE)) {
+		new = ffst_entry_alloc(newname, newlen, 0);
+		if (!new)
+			return -ENOMEM;
+	}
+	if (mutex_lock_killable(&ffst_table.lock)) {
+		err = -EINTR;
+		goto out_free_new;
+	}
 	old = ffst_lookup_locked(oldname, oldlen);
 	target = ffst_lookup_locked(newname, newlen);
 	err = -ENOENT;
@@ -809,18 +878,21 @@ int ffst_table_rename(const char *oldname, u32 oldlen,
 	}
 	if (target)
 		targetval = ffst_val(target);
-	err = ffst_move_locked(old, target, newname, newlen);
+	err = ffst_move_locked(old, target, new);
 	mutex_unlock(&ffst_table.lock);
-	if (!err) {
-		/* @old's value went to the new entry, with its reference */
-		ffst_entry_put(old);
-		if (target)
-			ffst_entry_retire(target, targetval);
-	}
-	return err;
+	if (err)
+		goto out_free_new;
+	/* @old's value went to the new entry, with its reference */
+	ffst_entry_put(old);
+	if (target)
+		ffst_entry_retire(target, targetval);
+	return 0;
 
 out_unlock:
 	mutex_unlock(&ffst_table.lock);
+out_free_new:
+	if (new)
+		ffst_entry_free(new);
 	return err;
 }
 
@@ -830,38 +902,53 @@ out_unlock:
  */
 int ffst_table_watch_charge(kuid_t uid)
 {
-	struct ffst_quota *q;
+	struct ffst_quota *q, *spare = NULL;
 	int err = 0;
 
-	mutex_lock(&ffst_table.lock);
+again:
+	if (mutex_lock_killable(&ffst_table.lock)) {
+		kfree(spare);
+		return -EINTR;
+	}
 	q = ffst_quota_find(uid);
 	if ((q ? q->watches : 0) >= READ_ONCE(ffst_max_watches_per_uid) &&
 	    !capable(CAP_SYS_RESOURCE)) {
 		err = -EMFILE;
 		goto out_unlock;
 	}
-	q = ffst_quota_get(uid);
+	q = ffst_quota_get(uid, &spare);
 	if (!q) {
-		err = -ENOMEM;
-		goto out_unlock;
+		mutex_unlock(&ffst_table.lock);
+		err = ffst_quota_spare(&spare);
+		if (err)
+			return err;
+		goto again;
 	}
 	q->watches++;
 out_unlock:
 	mutex_unlock(&ffst_table.lock);
+	kfree(spare);
 	return err;
 }
 
-/* Publishes a watcher: from now on it is told of every change. */
-void ffst_table_watch(struct list_head *watch)
+/*
+ * Publishes a watcher: from now on it is told of every change.  -EINTR
+ * leaves it unpublished, for ffst_table_unwatch().
+ */
+int ffst_table_watch(struct list_head *watch)
 {
-	mutex_lock(&ffst_table.lock);
+	if (mutex_lock_killable(&ffst_table.lock))
+		return -EINTR;
 	list_add_tail(watch, &ffst_table.watches);
 	mutex_unlock(&ffst_table.lock);
+	return 0;
 }
 
 /*
- * Unpublishes a watcher (@watch may be NULL for one never published) and
- * gives back the charge ffst_table_watch_charge() took.
+ * Unpublishes a watcher (@watch is NULL for one never made, empty for one
+ * never published) and gives back the charge ffst_table_watch_charge()
+ * took.  A release path: it must not fail, so it waits for the lock
+ * plainly.
  */
 void ffst_table_unwatch(struct list_head *watch, kuid_t uid)
 {
@@ -869,7 +956,7 @@ void ffst_table_unwatch(struct list_head *watch, kuid_t uid)
 
 	mutex_lock(&ffst_table.lock);
 	if (watch)
-		list_del(watch);
+		list_del_init(watch);
 	q = ffst_quota_find(uid);
 	if (!WARN_ON_ONCE(!q)) {
 		q->watches--;
@@ -915,7 +1002,7 @@ void ffst_table_debugfs(struct dentry *dir)
 int ffst_table_init(void)
 {
 	mutex_init(&ffst_table.lock);
-	seqcount_mutex_init(&ffst_table.seqc, &ffst_table.lock);
+	seqlock_init(&ffst_table.move_lock);
 	INIT_LIST_HEAD(&ffst_table.entries);
 	INIT_LIST_HEAD(&ffst_table.watches);
 	hash_init(ffst_table.quotas);
@@ -931,8 +1018,10 @@ void ffst_table_destroy(void)
 	int bkt;
 
 	rhashtable_destroy(&ffst_table.ht);
-	list_for_each_entry_safe(e, tmp, &ffst_table.entries, list)
+	list_for_each_entry_safe(e, tmp, &ffst_table.entries, list) {
 		ffst_entry_retire(e, rcu_dereference_protected(e->val, true));
+		cond_resched();
+	}
 	hash_for_each_safe(ffst_table.quotas, bkt, n, q, node)
 		kfree(q);
 	/* Big values are freed by a callback in this module: wait for them. */

@@ -40,7 +40,10 @@ struct ffst_event {
  *
  * Records are charged to @memcg, the memory cgroup of the task that made
  * the watch, as inotify charges its listener: whoever asks to be told
- * pays for what it has not read yet, not the writer who caused it.
+ * pays for what it has not read yet, not the writer who caused it, in
+ * bytes and in time: they are allocated without reclaim, so a watcher
+ * whose cgroup is full costs a writer a failed charge, and itself an
+ * OVERFLOW record.
  */
 struct ffst_watch {
 	struct list_head node;		/* in the table's list of watchers */
@@ -65,17 +68,14 @@ long ffst_watch_records(void)
 }
 
 /*
- * A zeroed record of @size bytes (header, names and padding).  As inotify
- * does for its listener's events: __GFP_RETRY_MAYFAIL, so that a writer's
- * change never makes the OOM killer run in the watcher's memory cgroup;
- * a watcher whose cgroup is full gets an OVERFLOW record instead.
+ * A zeroed record of @size bytes (header, names and padding), charged to
+ * the current memory cgroup (set_active_memcg()).
  */
-static struct ffst_event *ffst_event_alloc(u32 size)
+static struct ffst_event *ffst_event_alloc(u32 size, gfp_t gfp)
 {
 	struct ffst_event *ev;
 
-	ev = kzalloc(offsetof(struct ffst_event, hdr) + size,
-		     GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | __GFP_NOWARN);
+	ev = kzalloc(offsetof(struct ffst_event, hdr) + size, gfp);
 	if (ev) {
 		ev->hdr.size = size;
 		ev->hdr.hdr_size = sizeof(ev->hdr);
@@ -112,10 +112,18 @@ static void ffst_watch_queue(struct ffst_watch *w, u16 type, u64 seq,
 	room = w->nr_events < READ_ONCE(ffst_max_queued_events) &&
 	       !w->overflow_queued;
 	spin_unlock(&w->lock);
+	/*
+	 * Under the table's lock, which every writer waits for: no reclaim,
+	 * no OOM killer, no retry.  inotify's __GFP_RETRY_MAYFAIL would make
+	 * a writer reclaim in the watcher's full cgroup, 16 rounds a record,
+	 * while every other writer waits; a watcher whose cgroup is full
+	 * gets an OVERFLOW record instead.
+	 */
 	if (room) {
 		struct mem_cgroup *old = set_active_memcg(w->memcg);
 
-		ev = ffst_event_alloc(size);
+		ev = ffst_event_alloc(size, GFP_NOWAIT | __GFP_ACCOUNT |
+					    __GFP_NOWARN);
 		set_active_memcg(old);
 	}
 	if (ev) {
@@ -310,8 +318,8 @@ static const struct file_operations ffst_watch_fops = {
  */
 int ffst_watch_create(u64 mask, u64 flags)
 {
+	kuid_t uid = ffst_payer(current_euid());
 	int fd, err, fflags = O_RDONLY;
-	kuid_t uid = current_euid();
 	struct ffst_watch *w;
 	struct file *file;
 
@@ -327,13 +335,14 @@ int ffst_watch_create(u64 mask, u64 flags)
 	w = kzalloc(sizeof(*w), GFP_KERNEL_ACCOUNT);
 	if (!w)
 		goto err_uncharge;
+	INIT_LIST_HEAD(&w->node);
 	w->mask = mask;
 	w->uid = uid;
 	spin_lock_init(&w->lock);
 	INIT_LIST_HEAD(&w->events);
 	mutex_init(&w->read_lock);
 	init_waitqueue_head(&w->wait);
-	w->overflow = ffst_event_alloc(FFST_OVERFLOW_SIZE);
+	w->overflow = ffst_event_alloc(FFST_OVERFLOW_SIZE, GFP_KERNEL_ACCOUNT);
 	if (!w->overflow)
 		goto err_free;
 	w->overflow->hdr.type = FLAGSFIRST_EVENT_OVERFLOW;
@@ -350,7 +359,13 @@ int ffst_watch_create(u64 mask, u64 flags)
 		err = PTR_ERR(file);
 		goto err_put_fd;
 	}
-	ffst_table_watch(&w->node);
+	err = ffst_table_watch(&w->node);
+	if (err) {
+		/* ffst_watch_release() gives the charge back */
+		fput(file);
+		put_unused_fd(fd);
+		return err;
+	}
 	fd_install(fd, file);
 	return fd;
 

@@ -19,7 +19,9 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <sched.h>
 #include <sys/epoll.h>
+#include <sys/fsuid.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -213,15 +215,18 @@ static int as_nobody(int (*fn)(int fd, void *arg), void *arg)
 static int write_param(const char *name, const char *value)
 {
 	char path[128];
-	int fd, ok;
+	int fd, err;
+	ssize_t n;
 
 	snprintf(path, sizeof(path), PARAMS "%s", name);
 	fd = open(path, O_WRONLY);
 	if (fd < 0)
 		return -errno;
-	ok = write(fd, value, strlen(value)) == (ssize_t)strlen(value);
+	/* a value the parameter refuses is the write's errno (EINVAL) */
+	n = write(fd, value, strlen(value));
+	err = n < 0 ? -errno : n == (ssize_t)strlen(value) ? 0 : -EIO;
 	close(fd);
-	return ok ? 0 : -EIO;
+	return err;
 }
 
 static void read_param(const char *name, char *buf, size_t len)
@@ -2256,6 +2261,41 @@ static long cg_current(const char *cg)
 	return read_long(cg_file(buf, cg, "memory.current"));
 }
 
+/* The count @event of @cg's memory.events, or -1. */
+static long cg_event(const char *cg, const char *event)
+{
+	char buf[2 * CG_PATH], line[64], name[32];
+	long value = -1, v;
+	FILE *f = fopen(cg_file(buf, cg, "memory.events"), "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%31s %ld", name, &v) == 2 && !strcmp(name, event))
+			value = v;
+	fclose(f);
+	return value;
+}
+
+/*
+ * How long, in us, tasks of @cg stalled on memory (PSI's "some" total: the
+ * time in reclaim, for one), or -1 without PSI.
+ */
+static long cg_stalled_us(const char *cg)
+{
+	char buf[2 * CG_PATH], line[128];
+	long total = -1;
+	FILE *f = fopen(cg_file(buf, cg, "memory.pressure"), "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "some ", 5) && strstr(line, "total="))
+			total = atol(strstr(line, "total=") + 6);
+	fclose(f);
+	return total;
+}
+
 /* Moves the calling process into @cg. */
 static int cg_enter(const char *cg)
 {
@@ -3350,6 +3390,834 @@ TEST_F(events, a_nonblocking_read_does_not_wait_behind_a_reader_inside_its_copy)
 }
 
 /* The production module never taints the kernel as a test module would. */
+/*
+ * No user slows or starves another: what one uid can make every other
+ * writer wait for (memory reclaim, a walk of the table), how far a user
+ * namespace's uids reach, and which of a caller's ids each rule follows.
+ */
+
+/* Drops to @uid (and its gid) with no supplementary groups or capabilities. */
+static int become(uid_t uid)
+{
+	return setgroups(0, NULL) || setresgid(uid, uid, uid) ||
+	       setresuid(uid, uid, uid) ? -1 : 0;
+}
+
+/* What a writer saw of its SETs while the hostile uid was at work. */
+struct writer_lat {
+	int fd;
+	atomic_bool stop;
+	unsigned long sets, failed;
+	uint64_t worst_ns;
+};
+
+static void *time_sets(void *arg)
+{
+	struct writer_lat *w = arg;
+	char name[64];
+
+	fresh(name, "lat");
+	while (!atomic_load(&w->stop)) {
+		uint64_t t0 = now_ns(), t;
+
+		w->failed += set(w->fd, name, "v", 0) != 0;
+		t = now_ns() - t0;
+		if (t > w->worst_ns)
+			w->worst_ns = t;
+		w->sets++;
+	}
+	return NULL;
+}
+
+#define HOSTILE_WATCHES	64
+#define HOSTILE_ENTRIES	60
+
+/* What the hostile uid reports once its DELETE_ALL returned. */
+struct hostile_report {
+	long deleted;
+	uint64_t took_ns;
+	unsigned long overflows;
+};
+
+struct hostile_reader {
+	pthread_t tid;
+	int wfds[HOSTILE_WATCHES];
+	atomic_bool stop;
+	atomic_ulong overflows;
+};
+
+/* Faulted in before the cgroup is full, as everything the child touches. */
+static unsigned char hostile_buf[8192];
+
+/* Re-arms the watchers: an OVERFLOW record read lets the next one queue. */
+static void *read_watches(void *arg)
+{
+	struct hostile_reader *r = arg;
+
+	do {
+		int i;
+
+		for (i = 0; i < HOSTILE_WATCHES; i++) {
+			ssize_t got = read(r->wfds[i], hostile_buf,
+					   sizeof(hostile_buf)), off = 0;
+			struct flagsfirst_event ev;
+
+			while (got > 0 && off + (ssize_t)sizeof(ev) <= got) {
+				memcpy(&ev, hostile_buf + off, sizeof(ev));
+				if (ev.type == FLAGSFIRST_EVENT_OVERFLOW)
+					atomic_fetch_add(&r->overflows, 1);
+				if (!ev.size)
+					break;
+				off += ev.size;
+			}
+		}
+		usleep(200);
+	} while (!atomic_load(&r->stop));
+	return NULL;
+}
+
+/*
+ * uid 65534 in cgroup @cg: entries and watch fds of its own and a thread
+ * reading them, all in memory before the parent limits the cgroup (told on
+ * @ready), so that nothing it touches later needs a page; and one more
+ * watch fd it never reads, whose records fill what room the limit leaves
+ * (they cannot make the OOM killer run).  On @go it
+ * deletes its entries, says how long that took in @rep (shared memory: a
+ * pipe would need a page) and exits.
+ */
+static pid_t hostile_watcher(const char *cg, int ready, int go,
+			     struct hostile_report *rep)
+{
+	struct rlimit unlimited = { RLIM_INFINITY, RLIM_INFINITY };
+	static struct hostile_reader r;
+	pid_t pid = fork();
+	char name[32], c;
+	int fd, i;
+
+	if (pid)
+		return pid;
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (cg_enter(cg) || setrlimit(RLIMIT_MEMLOCK, &unlimited) ||
+	    become(NOBODY))
+		_exit(1);
+	fd = open_dev();
+	if (fd < 0)
+		_exit(2);
+	for (i = 0; i < HOSTILE_ENTRIES; i++) {
+		snprintf(name, sizeof(name), "hostile.%d", i);
+		if (set(fd, name, "v", 0))
+			_exit(3);
+	}
+	for (i = 0; i < HOSTILE_WATCHES; i++) {
+		r.wfds[i] = watch(fd, FLAGSFIRST_EVENT_ALL, FLAGSFIRST_WATCH_NONBLOCK);
+		if (r.wfds[i] < 0)
+			_exit(4);
+	}
+	if (watch(fd, FLAGSFIRST_EVENT_ALL, 0) < 0)	/* the filler */
+		_exit(4);
+	memset(hostile_buf, 0, sizeof(hostile_buf));
+	if (pthread_create(&r.tid, NULL, read_watches, &r) ||
+	    mlockall(MCL_CURRENT | MCL_FUTURE))
+		_exit(5);
+	usleep(100000);		/* the reader has run: its stack is in */
+	if (write(ready, "r", 1) != 1 || read(go, &c, 1) != 1)
+		_exit(6);
+	rep->took_ns = now_ns();
+	rep->deleted = del(fd, "", FLAGSFIRST_DELETE_ALL);
+	rep->took_ns = now_ns() - rep->took_ns;
+	usleep(100000);
+	atomic_store(&r.stop, true);
+	pthread_join(r.tid, NULL);
+	rep->overflows = atomic_load(&r.overflows);
+	_exit(0);
+}
+
+/* @uid, in cgroup @cg, timing its SETs until @stop can be read; reports on @out. */
+static pid_t timed_writer(uid_t uid, const char *cg, int stop, int out)
+{
+	struct writer_lat w = { 0 };
+	pid_t pid = fork();
+	pthread_t tid;
+	char c;
+
+	if (pid)
+		return pid;
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (cg_enter(cg) || (uid && become(uid)))
+		_exit(1);
+	w.fd = open_dev();
+	if (w.fd < 0 || pthread_create(&tid, NULL, time_sets, &w))
+		_exit(2);
+	if (read(stop, &c, 1) != 1)
+		_exit(3);
+	atomic_store(&w.stop, true);
+	pthread_join(tid, NULL);
+	_exit(write(out, &w, sizeof(w)) == sizeof(w) ? 0 : 4);
+}
+
+/*
+ * Records for a watcher whose memory cgroup is full cannot be charged.
+ * Before, each one was tried with reclaim (16 rounds) under the table's
+ * lock, from whichever writer made the change: uid 65534's DELETE_ALL of
+ * 60 entries held the lock 4-5 s with 64 such watchers, and every other
+ * uid's SET waited as long.  How long reclaim takes depends on what the
+ * cgroup holds (here, little to scan); that it happened does not: the
+ * writers' own cgroup counts the time they stalled on memory (PSI), and
+ * they have all the room they want there.
+ */
+TEST_F_TIMEOUT(memcg, watchers_in_a_full_cgroup_never_make_other_writers_wait, 300)
+{
+	int ready[2], go[2], stop[2], out[2], status, fd, i;
+	char cg[CG_PATH], wcg[CG_PATH], buf[2 * CG_PATH], max[32];
+	struct writer_lat lat[2];
+	struct hostile_report *rep;
+	pid_t hostile, writers[2];
+	long stalled, ooms;
+	char c;
+
+	fd = open_dev();
+	ASSERT_LE(0, fd);
+	rep = mmap(NULL, sizeof(*rep), PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, rep);
+	memset(rep, 0, sizeof(*rep));
+	ASSERT_EQ(0, cg_make(cg, "full"));
+	ASSERT_EQ(0, cg_make(wcg, "writers"));
+	ASSERT_EQ(0, pipe(ready) || pipe(go) || pipe(stop) || pipe(out));
+	hostile = hostile_watcher(cg, ready[1], go[0], rep);
+	ASSERT_LT(0, hostile);
+	ASSERT_EQ(1, read(ready[0], &c, 1)) TH_LOG("uid 65534 could not set up");
+
+	/* 16 KiB of room, which the filler's records take within 500 SETs */
+	snprintf(max, sizeof(max), "%ld", cg_current(cg) + 16384);
+	ASSERT_EQ(0, write_file(cg_file(buf, cg, "memory.max"), max));
+	stalled = cg_stalled_us(wcg);
+	writers[0] = timed_writer(0, wcg, stop[0], out[1]);
+	writers[1] = timed_writer(NOBODY - 1, wcg, stop[0], out[1]);
+	ASSERT_LT(0, writers[0]);
+	ASSERT_LT(0, writers[1]);
+	usleep(500000);
+
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	ASSERT_EQ(hostile, waitpid(hostile, &status, 0));
+	EXPECT_EQ(true, WIFEXITED(status) && !WEXITSTATUS(status))
+		TH_LOG("uid 65534 died (status %#x)", status);
+	ooms = cg_event(cg, "oom");
+	usleep(200000);
+	ASSERT_EQ(2, write(stop[1], "ss", 2));
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(sizeof(lat[i]), read(out[0], &lat[i], sizeof(lat[i])));
+		waitpid(writers[i], &status, 0);
+	}
+	if (stalled >= 0)
+		stalled = cg_stalled_us(wcg) - stalled;
+
+	TH_LOG("uid 65534's DELETE_ALL: %ld entries in %llu ms, %lu OVERFLOW records read",
+	       rep->deleted, (unsigned long long)rep->took_ns / 1000000,
+	       rep->overflows);
+	for (i = 0; i < 2; i++) {
+		TH_LOG("the longest of %lu SETs meanwhile: %llu ms", lat[i].sets,
+		       (unsigned long long)lat[i].worst_ns / 1000000);
+		EXPECT_GT(1000000000ULL, lat[i].worst_ns) TH_LOG("a writer waited");
+		EXPECT_EQ(0, lat[i].failed);
+	}
+	TH_LOG("the writers stalled on memory for %ld us", stalled);
+	if (stalled >= 0)
+		EXPECT_EQ(0, stalled) TH_LOG("a writer reclaimed for the watcher");
+	EXPECT_EQ(0, ooms) TH_LOG("the OOM killer ran in the watcher's cgroup");
+	EXPECT_EQ(HOSTILE_ENTRIES, rep->deleted);
+	EXPECT_GT(1000000000ULL, rep->took_ns) TH_LOG("the lock was held that long");
+	EXPECT_LT(0, rep->overflows) TH_LOG("the watchers were told what they lost");
+	del(fd, "", FLAGSFIRST_DELETE_ALL);
+	close(fd);
+	rmdir(cg);
+	rmdir(wcg);
+}
+
+/* A table of @n root-owned entries named @prefix.N; 0 or the failing SET's errno. */
+static int fill_table(int fd, const char *prefix, int from, int n)
+{
+	char name[64];
+	int i, err;
+
+	for (i = from; i < n; i++) {
+		snprintf(name, sizeof(name), "%s.%d", prefix, i);
+		err = set(fd, name, "v", 0);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* How long a DELETE_ALL takes that finds nothing of uid 65533's to take. */
+static uint64_t empty_walk_ns(int cpu)
+{
+	int pipefd[2], status;
+	uint64_t took = 0;
+	pid_t pid;
+
+	if (pipe(pipefd))
+		return 0;
+	pid = fork();
+	if (pid == 0) {
+		cpu_set_t set;
+		int fd;
+
+		CPU_ZERO(&set);
+		CPU_SET(cpu, &set);
+		if (sched_setaffinity(0, sizeof(set), &set) || become(NOBODY - 1))
+			_exit(1);
+		fd = open_dev();
+		took = now_ns();
+		if (del(fd, "", FLAGSFIRST_DELETE_ALL) != 0)
+			_exit(2);
+		took = now_ns() - took;
+		_exit(write(pipefd[1], &took, sizeof(took)) == sizeof(took) ? 0 : 3);
+	}
+	close(pipefd[1]);
+	if (read(pipefd[0], &took, sizeof(took)) != sizeof(took))
+		took = 0;
+	close(pipefd[0]);
+	waitpid(pid, &status, 0);
+	return took;
+}
+
+/*
+ * Grows the table until one walk of it by a caller who owns nothing takes
+ * at least @ns (a debug kernel gets there sooner), up to max_entries/2.
+ */
+static int walk_of_at_least(int fd, const char *prefix, uint64_t ns,
+			    uint64_t *walk)
+{
+	int n = 0, want = 16384;
+
+	for (;;) {
+		if (fill_table(fd, prefix, n, want))
+			return -1;
+		n = want;
+		*walk = empty_walk_ns(0);
+		if (*walk >= ns || n >= 1 << 19)
+			return n;
+		want *= 2;
+	}
+}
+
+/* uid 65533, pinned to CPU @cpu (or not, if -1), DELETE_ALL in a loop. */
+static pid_t walker(int cpu)
+{
+	pid_t pid = fork();
+	cpu_set_t set;
+	int fd;
+
+	if (pid)
+		return pid;
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (cpu >= 0) {
+		CPU_ZERO(&set);
+		CPU_SET(cpu, &set);
+		if (sched_setaffinity(0, sizeof(set), &set))
+			_exit(1);
+	}
+	if (become(NOBODY - 1))
+		_exit(1);
+	fd = open_dev();
+	for (;;)
+		del(fd, "", FLAGSFIRST_DELETE_ALL);
+}
+
+/* The state letter of process @pid, or 0. */
+static char proc_state(pid_t pid)
+{
+	char path[64], stat[256], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	n = read(fd, stat, sizeof(stat) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	stat[n] = '\0';
+	p = strrchr(stat, ')');
+	return p && p[1] == ' ' ? p[2] : 0;
+}
+
+#define KILL_WALKERS	8
+
+/*
+ * A SET that waits for the table's lock dies at once on SIGKILL, and does
+ * nothing: with a plain mutex_lock() it would wait its turn behind every
+ * walker queued before it, then make its entry, then die.
+ */
+TEST_F_TIMEOUT(limits, sigkill_ends_a_writer_waiting_for_the_table_at_once, 600)
+{
+	pid_t walkers[KILL_WALKERS], victim = -1;
+	uint64_t walk, took = 0;
+	char name[64] = "";
+	int i, tries, status;
+
+	ASSERT_LT(0, walk_of_at_least(self->fd, "kill", 5000000, &walk));
+	for (i = 0; i < KILL_WALKERS; i++) {
+		walkers[i] = walker(-1);
+		ASSERT_LT(0, walkers[i]);
+	}
+	usleep(100000);
+	for (tries = 0; tries < 20 && !took; tries++) {
+		int waited;
+
+		fresh(name, "kill.victim");
+		victim = fork();
+		if (victim == 0) {
+			int fd = open_dev();
+
+			_exit(set(fd, name, "v", 0) ? 1 : 0);
+		}
+		ASSERT_LT(0, victim);
+		/* Asleep in the kernel: waiting for the lock */
+		for (waited = 0; waited < 5000 && proc_state(victim) != 'D'; waited++)
+			usleep(100);
+		if (proc_state(victim) != 'D') {
+			/* It got the lock first: its entry goes, try again */
+			waitpid(victim, &status, 0);
+			del(self->fd, name, 0);
+			continue;
+		}
+		took = now_ns();
+		kill(victim, SIGKILL);
+		waitpid(victim, &status, 0);
+		took = now_ns() - took;
+		EXPECT_EQ(true, WIFSIGNALED(status));
+	}
+	for (i = 0; i < KILL_WALKERS; i++) {
+		kill(walkers[i], SIGKILL);
+		waitpid(walkers[i], &status, 0);
+	}
+	ASSERT_NE(0, took) TH_LOG("no SET was ever seen waiting for the lock");
+	TH_LOG("a walk of the table: %llu ms; the SET died %llu ms after SIGKILL",
+	       (unsigned long long)walk / 1000000,
+	       (unsigned long long)took / 1000000);
+	EXPECT_EQ(false, exists(self->fd, name)) TH_LOG("the killed SET still ran");
+	EXPECT_GT(1000000000ULL, took);
+}
+
+#define FIFO_PERIOD_NS	1000000
+#define FIFO_WAKEUPS	400
+
+/*
+ * A SCHED_FIFO task on CPU 0 that wakes every millisecond: the median and
+ * the worst of how late it woke, in ns, on @out.
+ */
+static pid_t fifo_task(int out)
+{
+	static uint64_t late[FIFO_WAKEUPS];
+	struct sched_param sp = { .sched_priority = 50 };
+	pid_t pid = fork();
+	uint64_t res[2] = { 0 }, next;
+	cpu_set_t set;
+	int i, j;
+
+	if (pid)
+		return pid;
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	if (sched_setaffinity(0, sizeof(set), &set) ||
+	    sched_setscheduler(0, SCHED_FIFO, &sp))
+		_exit(1);
+	usleep(100000);		/* the walker is at it */
+	next = now_ns();
+	for (i = 0; i < FIFO_WAKEUPS; i++) {
+		struct timespec ts;
+
+		next += FIFO_PERIOD_NS;
+		ts.tv_sec = next / 1000000000ULL;
+		ts.tv_nsec = next % 1000000000ULL;
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+		late[i] = now_ns() - next;
+		if (late[i] > FIFO_PERIOD_NS)	/* no catching up in a burst */
+			next = now_ns();
+	}
+	for (i = 1; i < FIFO_WAKEUPS; i++)	/* insertion sort: 400 */
+		for (j = i; j > 0 && late[j - 1] > late[j]; j--) {
+			uint64_t t = late[j];
+
+			late[j] = late[j - 1];
+			late[j - 1] = t;
+		}
+	res[0] = late[FIFO_WAKEUPS / 2];
+	res[1] = late[FIFO_WAKEUPS - 1];
+	_exit(write(out, res, sizeof(res)) == sizeof(res) ? 0 : 2);
+}
+
+/*
+ * Debian's kernels preempt only where the kernel offers to: a walk of the
+ * table must offer to every so many entries it passes, not every so many
+ * it takes, or a caller who owns nothing holds its CPU for the whole walk.
+ */
+TEST_F_TIMEOUT(limits, a_delete_all_that_takes_nothing_lets_a_same_cpu_fifo_task_run, 900)
+{
+	pid_t hog, fifo;
+	uint64_t walk, res[2];
+	int out[2], status, n;
+
+	ASSERT_EQ(0, write_param("max_bytes", "1073741824"));
+	n = walk_of_at_least(self->fd, "fifo", 16000000, &walk);
+	ASSERT_LT(0, n);
+	ASSERT_EQ(0, pipe(out));
+	hog = walker(0);
+	ASSERT_LT(0, hog);
+	fifo = fifo_task(out[1]);
+	ASSERT_LT(0, fifo);
+	ASSERT_EQ(sizeof(res), read(out[0], res, sizeof(res)))
+		TH_LOG("the SCHED_FIFO task could not run");
+	kill(hog, SIGKILL);
+	waitpid(hog, &status, 0);
+	waitpid(fifo, &status, 0);
+	TH_LOG("%d entries, walked in %llu us; the FIFO task woke late by",
+	       n, (unsigned long long)walk / 1000);
+	TH_LOG("%llu us (median), %llu us (worst)",
+	       (unsigned long long)res[0] / 1000,
+	       (unsigned long long)res[1] / 1000);
+	if (walk < 4 * FIFO_PERIOD_NS)
+		SKIP(return, "a walk of the largest table took only %llu us",
+		     (unsigned long long)walk / 1000);
+	/* Without: it waits out the rest of the walk, on average half of it */
+	EXPECT_GT(walk / 8, res[0]);
+}
+
+/* Subordinate uids: a user namespace made by uid 65534 and mapped to @base. */
+
+#define USERNS_BASE	200000
+
+/*
+ * Runs @fn as root of a user namespace that uid 65534 made, its uids
+ * 0-65535 mapped to USERNS_BASE and on, as newuidmap maps a login's range
+ * from /etc/subuid; returns its exit status, or -1.
+ */
+static int in_userns(int (*fn)(int fd, void *arg), void *arg)
+{
+	int to_parent[2], to_child[2], status, fd;
+	char path[64], map[64], c;
+	pid_t pid;
+
+	/* Debian's kernels once had unprivileged user namespaces off. */
+	write_file("/proc/sys/kernel/unprivileged_userns_clone", "1");
+	if (pipe(to_parent) || pipe(to_child))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (become(NOBODY) || unshare(CLONE_NEWUSER))
+			_exit(100);
+		if (write(to_parent[1], "u", 1) != 1 ||
+		    read(to_child[0], &c, 1) != 1 || c != 'm')
+			_exit(101);
+		if (setresgid(0, 0, 0) || setresuid(0, 0, 0))
+			_exit(102);
+		fd = open_dev();
+		_exit(fd < 0 ? 103 : fn(fd, arg));
+	}
+	if (pid < 0 || read(to_parent[0], &c, 1) != 1)
+		return -1;
+	snprintf(map, sizeof(map), "0 %d 65536\n", USERNS_BASE);
+	snprintf(path, sizeof(path), "/proc/%d/uid_map", pid);
+	c = write_file(path, map) ? 'x' : 'm';
+	snprintf(path, sizeof(path), "/proc/%d/gid_map", pid);
+	if (write_file(path, map))
+		c = 'x';
+	if (write(to_child[1], &c, 1) != 1 || waitpid(pid, &status, 0) != pid ||
+	    !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/* Whether this kernel lets uid 65534 make a user namespace. */
+static int userns_probe(int fd, void *arg)
+{
+	(void)fd;
+	(void)arg;
+	return 0;
+}
+
+/* Acts as uid @uid of the namespace, which keeps root as its saved uid. */
+static int ns_seteuid(uid_t uid)
+{
+	return setresuid(-1, uid, -1);
+}
+
+/* max_entries_per_uid 4: uids 1 and 2 of the namespace take 2 each. */
+static int ns_entries(int fd, void *arg)
+{
+	static const struct { uid_t uid; int n; int err; } steps[] = {
+		{ 1, 2, 0 }, { 2, 2, 0 }, { 3, 1, -EDQUOT }, { 0, 1, -EDQUOT },
+	};
+	char name[64];
+	size_t i;
+	int j;
+
+	(void)arg;
+	for (i = 0; i < ARRAY_SIZE(steps); i++) {
+		if (ns_seteuid(steps[i].uid))
+			return 50;
+		for (j = 0; j < steps[i].n; j++)
+			if (set(fd, fresh(name, "ns"), "v", 0) != steps[i].err)
+				return 10 + i;
+		if (ns_seteuid(0))
+			return 51;
+	}
+	return 0;
+}
+
+static int one_set(int fd, void *arg)
+{
+	char name[64];
+
+	return -set(fd, fresh(name, arg), "v", 0);
+}
+
+#define VALUE_1000	1000
+
+static int fill_1000s(int fd, const char *prefix, int uid)
+{
+	static char value[VALUE_1000 + 1];
+	char name[64];
+	int n, err = 0;
+
+	memset(value, 'b', VALUE_1000);
+	for (n = 0; n < 200 && !err; n++) {
+		/* names of one length: every entry takes the same memory */
+		snprintf(name, sizeof(name), "%s.%05d.%03d", prefix, uid, n);
+		err = set(fd, name, value, 0);
+	}
+	return err == -EDQUOT ? n - 1 : -1;
+}
+
+/* As uid 65533 of the initial namespace: how many values fit its share. */
+static int fill_my_1000s(int fd, void *arg)
+{
+	(void)arg;
+	return fill_1000s(fd, "bytes", 65533);
+}
+
+/* Each of uids 1-16 of the namespace fills its share: how many fit. */
+static int ns_fill_1000s(int fd, void *arg)
+{
+	int uid, n, total = 0;
+
+	(void)arg;
+	for (uid = 1; uid <= 16; uid++) {
+		if (ns_seteuid(uid))
+			return 250;
+		n = fill_1000s(fd, "nsbytes", uid);
+		if (n < 0 || ns_seteuid(0))
+			return 251;
+		total += n;
+	}
+	return total;
+}
+
+/* max_watches_per_uid 2: held by uids 1 and 2, refused to 3 and to root. */
+static int ns_watches(int fd, void *arg)
+{
+	static const struct { uid_t uid; int err; } steps[] = {
+		{ 1, 0 }, { 2, 0 }, { 3, -EMFILE }, { 0, -EMFILE },
+	};
+	size_t i;
+	int wfd;
+
+	(void)arg;
+	for (i = 0; i < ARRAY_SIZE(steps); i++) {
+		if (ns_seteuid(steps[i].uid))
+			return 50;
+		wfd = watch(fd, FLAGSFIRST_EVENT_ALL, 0);
+		if ((wfd < 0 ? wfd : 0) != steps[i].err)
+			return 10 + i;
+		if (ns_seteuid(0))
+			return 51;
+	}
+	return 0;
+}
+
+static int two_watches(int fd, void *arg)
+{
+	(void)arg;
+	return watch(fd, FLAGSFIRST_EVENT_ALL, 0) < 0 ||
+	       watch(fd, FLAGSFIRST_EVENT_ALL, 0) < 0;
+}
+
+/* Whether uid 65534 may make a user namespace here. */
+static bool have_userns(void)
+{
+	return in_userns(userns_probe, NULL) == 0;
+}
+
+TEST_F(limits, a_user_namespaces_uids_share_their_owners_entries)
+{
+	if (!have_userns())
+		SKIP(return, "uid 65534 cannot make a user namespace");
+	ASSERT_EQ(0, write_param("max_entries_per_uid", "4"));
+	EXPECT_EQ(0, in_userns(ns_entries, NULL))
+		TH_LOG("10 + the step that went otherwise");
+	EXPECT_EQ(EDQUOT, as_nobody(one_set, "owner"))
+		TH_LOG("its owner's share is spent too");
+	EXPECT_EQ(0, as_uid(NOBODY - 1, one_set, "other"))
+		TH_LOG("another uid of the initial namespace keeps its own");
+}
+
+TEST_F(limits, a_user_namespaces_uids_share_their_owners_bytes)
+{
+	int alone, together;
+
+	if (!have_userns())
+		SKIP(return, "uid 65534 cannot make a user namespace");
+	ASSERT_EQ(0, write_param("max_bytes_per_uid", "8192"));
+	ASSERT_EQ(0, write_param("max_bytes", "32768"));
+	alone = as_uid(NOBODY - 1, fill_my_1000s, NULL);
+	ASSERT_LT(0, alone);
+	del(self->fd, "", FLAGSFIRST_DELETE_ALL);
+	together = in_userns(ns_fill_1000s, NULL);
+	TH_LOG("one uid fits %d values of 1000 bytes; 16 of the namespace's %d", alone,
+	       together);
+	EXPECT_EQ(alone, together) TH_LOG("the namespace's uids have one share");
+	EXPECT_EQ(0, as_uid(NOBODY - 1, one_set, "room")) TH_LOG("not ENOSPC");
+}
+
+TEST_F(limits, a_user_namespaces_uids_share_their_owners_watches)
+{
+	if (!have_userns())
+		SKIP(return, "uid 65534 cannot make a user namespace");
+	ASSERT_EQ(0, write_param("max_watches_per_uid", "2"));
+	EXPECT_EQ(0, in_userns(ns_watches, NULL))
+		TH_LOG("10 + the step that went otherwise");
+	EXPECT_EQ(0, as_uid(NOBODY - 1, two_watches, NULL));
+}
+
+/*
+ * The fsuid and the euid apart: uid 65534's fsuid, uid 65533's euid.  The
+ * entries, their permissions and charges follow the fsuid; watches the
+ * euid.  Each step returns its number if it goes otherwise.
+ */
+static int apart(void)
+{
+	if (setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
+	    setresuid(NOBODY, NOBODY - 1, NOBODY - 1))
+		return 1;
+	setfsuid(NOBODY);
+	return setfsuid(-1) == NOBODY ? 0 : 2;
+}
+
+static int fsuid_owns(int fd, void *arg)
+{
+	struct flagsfirst_get g;
+	char buf[64];
+
+	(void)arg;
+	if (apart())
+		return 99;
+	if (set(fd, "fsuid.new", "v", 0))
+		return 10;
+	if (get(fd, "fsuid.new", buf, sizeof(buf), &g) || g.owner_uid != NOBODY)
+		return 11;
+	if (set(fd, "fsuid.fs", "replaced", 0))
+		return 12;
+	if (set(fd, "fsuid.e", "replaced", 0) != -EPERM ||
+	    del(fd, "fsuid.e", 0) != -EPERM ||
+	    ren(fd, "fsuid.e", "fsuid.moved", 0) != -EPERM)
+		return 13;
+	if (del(fd, "", FLAGSFIRST_DELETE_ALL) != 2)
+		return 14;
+	return exists(fd, "fsuid.e") ? 0 : 15;
+}
+
+static int make_entry(int fd, void *arg)
+{
+	return -set(fd, arg, "v", 0);
+}
+
+TEST_F(limits, entries_belong_to_the_fsuid_not_the_euid)
+{
+	EXPECT_EQ(0, as_uid(NOBODY, make_entry, "fsuid.fs"));
+	EXPECT_EQ(0, as_uid(NOBODY - 1, make_entry, "fsuid.e"));
+	EXPECT_EQ(0, as_uid(0, fsuid_owns, NULL))
+		TH_LOG("10 + the step that went otherwise");
+}
+
+/* max_entries_per_uid 1 and max_watches_per_uid 1, ids apart. */
+static int fsuid_charges(int fd, void *arg)
+{
+	(void)arg;
+	if (apart())
+		return 99;
+	if (set(fd, "charge.1", "v", 0))
+		return 10;		/* uid 65534's one entry */
+	if (set(fd, "charge.2", "v", 0) != -EDQUOT)
+		return 11;
+	setfsuid(NOBODY - 1);
+	if (set(fd, "charge.3", "v", 0))
+		return 12;		/* uid 65533's: not its euid's second */
+	setfsuid(NOBODY);
+	if (watch(fd, FLAGSFIRST_EVENT_ALL, 0) < 0)
+		return 13;		/* uid 65533's (euid) one watch */
+	setfsuid(NOBODY - 1);
+	if (watch(fd, FLAGSFIRST_EVENT_ALL, 0) != -EMFILE)
+		return 14;
+	if (setresuid(-1, NOBODY, -1))	/* the fsuid follows: 65534 */
+		return 98;
+	if (watch(fd, FLAGSFIRST_EVENT_ALL, 0) < 0)
+		return 15;		/* uid 65534's one watch */
+	return 0;
+}
+
+TEST_F(limits, charges_follow_the_fsuid_for_entries_and_the_euid_for_watches)
+{
+	ASSERT_EQ(0, write_param("max_entries_per_uid", "1"));
+	ASSERT_EQ(0, write_param("max_watches_per_uid", "1"));
+	EXPECT_EQ(0, as_uid(0, fsuid_charges, NULL))
+		TH_LOG("10 + the step that went otherwise");
+}
+
+/* Module parameters: a value the module cannot honour is refused. */
+
+static const struct param_case {
+	const char *name, *value;
+	int err;
+} param_cases[] = {
+	{ "max_queued_events", "4294967295", -EINVAL },
+	{ "max_queued_events", "2147483648", -EINVAL },
+	{ "max_queued_events", "-1", -EINVAL },
+	{ "max_entries", "2147483648", -EINVAL },
+	{ "max_entries_per_uid", "4294967295", -EINVAL },
+	{ "max_watches_per_uid", "99999999999", -ERANGE },	/* kstrtouint() */
+	{ "max_watches_per_uid", "many", -EINVAL },
+	{ "max_bytes", "-1", -EINVAL },
+	{ "max_queued_events", "2147483647", 0 },
+	{ "max_entries", "0", 0 },
+	{ "max_bytes_per_uid", "18446744073709551615", 0 },
+};
+
+TEST(module_parameters_refuse_values_outside_their_range_with_EINVAL)
+{
+	char saved[32], now[32];
+	size_t i;
+
+	if (!is_root())
+		SKIP(return, "needs root to write module parameters");
+	for (i = 0; i < ARRAY_SIZE(param_cases); i++) {
+		const struct param_case *c = &param_cases[i];
+
+		read_param(c->name, saved, sizeof(saved));
+		EXPECT_EQ(c->err, write_param(c->name, c->value))
+			TH_LOG("%s=%s", c->name, c->value);
+		read_param(c->name, now, sizeof(now));
+		if (c->err)
+			EXPECT_STREQ(saved, now) TH_LOG("%s changed", c->name);
+		ASSERT_EQ(0, write_param(c->name, saved));
+	}
+}
+
 TEST(loading_the_module_does_not_taint_the_kernel_as_a_test)
 {
 	long tainted = read_long("/proc/sys/kernel/tainted");

@@ -9,6 +9,9 @@ for t in the_longest_get_during_a_65536_entry_delete_all_is_short \
 	 watch_records_are_charged_to_the_watcher_not_to_the_writer \
 	 failed_watches_at_the_fd_limit_leave_nothing_behind \
 	 watches_past_the_per_uid_limit_fail_with_EMFILE_and_leave_nothing \
-	 a_64_kib_value_takes_at_most_a_page_more_than_its_size; do
+	 a_64_kib_value_takes_at_most_a_page_more_than_its_size \
+	 watchers_in_a_full_cgroup_never_make_other_writers_wait \
+	 sigkill_ends_a_writer_waiting_for_the_table_at_once \
+	 a_delete_all_that_takes_nothing_lets_a_same_cpu_fifo_task_run; do
 	HEAVY="$HEAVY -T $t"
 done

@@ -45,6 +45,21 @@
  *     from the per-uid limits.  The kernel is out of memory: ENOMEM.
  *  9. The operation, atomic with respect to every other operation.
  *
+ * Per-uid limits count per user, as the kernel's ucounts count inotify's
+ * instances: a uid of the initial user namespace is charged for what it
+ * creates itself and for what every uid of a user namespace it created
+ * creates (through any depth of namespaces), so the subordinate uids of a
+ * login or a rootless container share its one share.  Entries and their
+ * bytes are charged by the fsuid, watch fds by the euid.
+ *
+ * What a caller may wait for: an operation that changes the table waits
+ * for the one change in progress, and the work done under the table's
+ * lock is bounded (no memory reclaim, a reschedule point every few hundred
+ * entries of a walk).  That wait is killable: a fatal signal ends it with
+ * EINTR, which the dying caller never sees, and nothing is changed.  GET
+ * never waits for a writer, only, at most, for RENAME's or EXCHANGE's few
+ * stores.
+ *
  * What the entries take (max_bytes, max_bytes_per_uid): every allocation
  * the table keeps, counted once as the allocator rounds it, against the
  * owner of the value it was made for.  It stays counted while that value
@@ -52,7 +67,9 @@
  * copying), so EXCHANGE changes no count.  A value over about a page gets
  * pages of its own, so no allocation is more than a page bigger than it.
  *
- * Errors, all operations: ENOTTY, EINVAL, E2BIG, EFAULT, ENOMEM.
+ * Errors, all operations: ENOTTY, EINVAL, E2BIG, EFAULT, ENOMEM; EINTR for
+ * SET, DELETE, RENAME, RENAME_LEGACY and WATCH (a fatal signal while it
+ * waited for the table).
  * SET: EBADF, ENOENT, ENAMETOOLONG, EEXIST, EPERM, ENOSPC, EDQUOT, ESTALE.
  * GET: ENOENT, ENAMETOOLONG, ERANGE.
  * DELETE: EBADF, ENOENT, ENAMETOOLONG, EPERM.
@@ -255,7 +272,8 @@ struct flagsfirst_rename_legacy {
  * called WATCH, as inotify charges its listener, not to the writers.
  * Errors: EINVAL (mask empty or with an unknown bit), EMFILE (no file
  * descriptor left, or the caller's euid holds max_watches_per_uid watch
- * fds already; CAP_SYS_RESOURCE is exempt), ENFILE, ENOMEM.
+ * fds already, with its user namespaces' uids; CAP_SYS_RESOURCE is exempt),
+ * ENFILE, ENOMEM.
  *
  * The struct is versioned by its size and only ever grows at the end; a
  * field added later is 0 to mean "behave as before".
