@@ -74,7 +74,7 @@ static bool documented(int err)
 	static const int ok[] = {
 		ENOTTY, EINVAL, E2BIG, EFAULT, ENOENT, ENAMETOOLONG, EEXIST,
 		EPERM, ENOSPC, EDQUOT, ERANGE, ENOMEM, ESTALE, EMFILE, ENFILE,
-		EBADF,
+		EBADF, EINTR,
 	};
 	size_t i;
 
