@@ -5,8 +5,9 @@
  * per ABI version, flags, CHECK_FIELDS templates, predicates and handlers.
  *
  * ioctl.c includes this file rather than linking it, as
- * kernel/sched/build_policy.c builds its parts: the hot path then stays
- * in one object (docs/benchmarks.md measures why).
+ * kernel/sched/build_policy.c builds its parts.  The time difference under
+ * TCG that once argued for it was where code lands in QEMU's jump cache
+ * (docs/benchmarks.md, Seventh look), not the code.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt

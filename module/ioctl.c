@@ -15,10 +15,9 @@
 #include "dispatch.h"
 
 /*
- * Copies a NUL-terminated name into @buf (FLAGSFIRST_NAME_MAX + 1 bytes).
- * Returns its length, or -ENOENT for an empty one unless @may_be_empty.
- * Callers declare @buf __uninitialized: nothing past the NUL is ever read,
- * so CONFIG_INIT_STACK_ALL_ZERO need not clear 256 bytes on every call.
+ * Rule 6 for a name strncpy_from_user() copied: its length, or -EFAULT
+ * (as @len has it), -ENAMETOOLONG, or -ENOENT for an empty one unless
+ * @may_be_empty.
  */
 VISIBLE_IF_KUNIT int ffst_name_len_check(long len, bool may_be_empty)
 {
@@ -32,6 +31,12 @@ VISIBLE_IF_KUNIT int ffst_name_len_check(long len, bool may_be_empty)
 }
 EXPORT_SYMBOL_IF_KUNIT(ffst_name_len_check);
 
+/*
+ * Copies a NUL-terminated name into @buf (FLAGSFIRST_NAME_MAX + 1 bytes).
+ * Returns its length, or -ENOENT for an empty one unless @may_be_empty.
+ * Callers declare @buf __uninitialized: nothing past the NUL is ever read,
+ * so CONFIG_INIT_STACK_ALL_ZERO need not clear 256 bytes on every call.
+ */
 static int ffst_copy_name(char *buf, __u64 uname, bool may_be_empty)
 {
 	long len;

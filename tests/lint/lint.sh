@@ -129,6 +129,8 @@ else
 	echo "# syz-sysgen: no syzkaller snapshot in ../shared and no SYZKALLER: not compiled"
 fi
 
+check "the docs' quotations of the code are current (scripts/quote.pl)" \
+	scripts/quote.pl --check README.md docs/*.md
 check "mandoc -T lint: man/" mandoc -T lint -W all man/*
 check "man pages render" bash -c "for p in man/*; do mandoc -T utf8 \$p >/dev/null || echo \$p; done"
 check "man pages name every flag and errno of the uapi header" \

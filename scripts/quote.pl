@@ -1,0 +1,87 @@
+#!/usr/bin/perl
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Keeps the docs' quotations of the code true to the code: a Markdown file
+# quotes lines of a source file between two markers,
+#
+#   <!-- quote: PATH "FIRST" "NEXT" -->
+#   (the quoted lines, in a fenced block)
+#   <!-- end quote -->
+#
+# where the quotation runs from the first line of PATH containing FIRST up
+# to, not including, the next line containing NEXT.  Inside a C comment
+# the " * " in front of each line is left out.
+#
+#   quote.pl --check FILE.md...   prints each quotation that is stale or
+#                                 whose lines no longer exist; exit 1
+#   quote.pl --fix FILE.md...     rewrites the quotations from the source
+use strict;
+use warnings;
+
+my $mode = shift // '';
+die "usage: quote.pl --check|--fix FILE.md...\n"
+	unless ($mode eq '--check' || $mode eq '--fix') && @ARGV;
+my $top = $0 =~ s{/scripts/[^/]+$}{}r;
+$top = '.' if $top eq $0;
+
+# The lines of @path from the one containing @first to the one before the
+# next containing @next, undecorated; or an error message.
+sub extract {
+	my ($path, $first, $next) = @_;
+	open(my $fh, '<', "$top/$path") or return (undef, "$path: $!");
+	my @lines = <$fh>;
+	close($fh);
+	my ($from) = grep { index($lines[$_], $first) >= 0 } 0 .. $#lines;
+	return (undef, "$path has no line with \"$first\"") unless defined $from;
+	my ($to) = grep { index($lines[$_], $next) >= 0 } $from + 1 .. $#lines;
+	return (undef, "$path has no line with \"$next\" after \"$first\"")
+		unless defined $to;
+	my @out = @lines[$from .. $to - 1];
+	pop @out while @out && $out[-1] =~ m{^\s*\*?\s*$};
+	s{^ \*(?: |$)}{} for @out;
+	s{^/\*\s*$}{} for @out;
+	return (join('', @out), undef);
+}
+
+my $bad = 0;
+for my $md (@ARGV) {
+	open(my $fh, '<', $md) or die "$md: $!\n";
+	my @lines = <$fh>;
+	close($fh);
+	my (@out, $changed);
+	for (my $i = 0; $i < @lines; $i++) {
+		push @out, $lines[$i];
+		next unless $lines[$i] =~ /^<!-- quote: (\S+) "([^"]+)" "([^"]+)" -->$/;
+		my ($path, $first, $next) = ($1, $2, $3);
+		my $end = $i + 1;
+		$end++ while $end < @lines && $lines[$end] !~ /^<!-- end quote -->$/;
+		if ($end == @lines) {
+			print "$md:", $i + 1, ": a quotation with no <!-- end quote -->\n";
+			$bad = 1;
+			next;
+		}
+		my ($text, $err) = extract($path, $first, $next);
+		if ($err) {
+			print "$md:", $i + 1, ": $err\n";
+			$bad = 1;
+			push @out, @lines[$i + 1 .. $end - 1];
+		} else {
+			my $want = "```text\n$text```\n";
+			my $have = join('', @lines[$i + 1 .. $end - 1]);
+			if ($have ne $want) {
+				print "$md:", $i + 1, ": stale quotation of $path (quote.pl --fix)\n"
+					if $mode eq '--check';
+				$bad = 1 if $mode eq '--check';
+				$changed = 1;
+			}
+			push @out, $want;
+		}
+		$i = $end - 1;
+	}
+	if ($mode eq '--fix' && $changed) {
+		open(my $wh, '>', $md) or die "$md: $!\n";
+		print $wh @out;
+		close($wh);
+	}
+}
+exit $bad;
