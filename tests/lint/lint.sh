@@ -174,14 +174,18 @@ check "make install put every file in place" bash -c "
 		[ -f $dest/\$f ] || echo missing \$f
 	done
 	find $dest/lib/modules -name flagsfirst.ko | grep -q . || echo missing flagsfirst.ko"
-# Every module_param_named() of main.c has its MODULE_PARM_DESC().
-params=$(grep -c '^module_param_named(' module/main.c)
-check "modinfo shows version, description, license, author, $params parameters" bash -c "
+# Every module parameter of main.c has its MODULE_PARM_DESC(), and each
+# that takes a range (module_param_cb()) says it and its type.
+params=$(grep -cE '^module_param_(named|cb)\(' module/main.c)
+ranged=$(grep -c '^module_param_cb(' module/main.c)
+check "modinfo shows version, description, license, author, $params parameters, $ranged ranges" bash -c "
 	ko=\$(find $dest/lib/modules -name flagsfirst.ko | head -n 1)
 	for k in version description license author parm; do
 		/sbin/modinfo \$ko | grep -q \"^\$k:\" || echo modinfo lacks \$k
 	done
-	[ \$(/sbin/modinfo -F parm \$ko | grep -c ':') = $params ] || echo not $params described parameters"
+	[ \$(/sbin/modinfo -F parm \$ko | grep -c ':') = $params ] || echo not $params described parameters
+	[ \$(/sbin/modinfo -F parm \$ko | grep -c '(0 to 2147483647).*(uint)') = $ranged ] ||
+		echo not $ranged parameters with their range and type"
 check "make uninstall leaves no file behind" bash -c \
 	"make -s uninstall KDIR=$kdir DESTDIR=$dest PREFIX=/usr >/dev/null 2>&1; find $dest -type f"
 
