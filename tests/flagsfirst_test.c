@@ -390,13 +390,32 @@ static int parse(const unsigned char *buf, ssize_t len, struct rec *out, int max
 	return n;
 }
 
+/*
+ * read() of a watch fd that must not block, whatever the module does with
+ * O_NONBLOCK: records are queued before the change that makes them
+ * returns, so a queue poll() finds empty is EAGAIN without asking read().
+ * A module that blocks there then fails a test in seconds instead of
+ * sitting out the harness's timeout in every test that drains a queue;
+ * read()'s own EAGAIN is tested once, under a timer.
+ */
+static ssize_t read_nb(int wfd, void *buf, size_t len)
+{
+	struct pollfd p = { .fd = wfd, .events = POLLIN };
+
+	if (poll(&p, 1, 0) == 0) {
+		errno = EAGAIN;
+		return -1;
+	}
+	return read(wfd, buf, len);
+}
+
 /* Reads everything queued: the number of records, or -errno. */
 static int drain(int wfd, unsigned char *buf, size_t len, struct rec *recs, int max)
 {
 	ssize_t got;
 
 	memset(buf, POISON, len);
-	got = read(wfd, buf, len);
+	got = read_nb(wfd, buf, len);
 	if (got < 0)
 		return -errno;
 	/* Nothing past what read() returned was touched. */
@@ -461,7 +480,7 @@ static bool happened_anything(int fd, struct names *n)
 	unsigned char buf[512];
 
 	(void)fd;
-	return read(n->wfd, buf, sizeof(buf)) > 0 || count_fds() != n->fds;
+	return read_nb(n->wfd, buf, sizeof(buf)) > 0 || count_fds() != n->fds;
 }
 
 static void fill_delete(int fd, struct names *n, void *buf, uint64_t flags)
@@ -616,7 +635,7 @@ static void forget_changes(int fd, struct names *n)
 	unsigned char junk[4096];
 
 	(void)fd;
-	while (read(n->wfd, junk, sizeof(junk)) > 0)
+	while (read_nb(n->wfd, junk, sizeof(junk)) > 0)
 		;
 	n->fds = count_fds();
 }
@@ -1837,13 +1856,13 @@ TEST_F(events, a_buffer_too_small_for_the_next_record_fails_with_EINVAL)
 
 	ASSERT_EQ(0, set(self->fd, fresh(a, "a-name-long-enough-to-need-more-room"), "v", 0));
 	ASSERT_EQ(0, set(self->fd, a, "w", 0));
-	EXPECT_EQ(-1, read(self->wfd, small, sizeof(small)));
+	EXPECT_EQ(-1, read_nb(self->wfd, small, sizeof(small)));
 	EXPECT_EQ(EINVAL, errno);
 	/* Room for one and a half records returns exactly one. */
-	one = read(self->wfd, self->buf, 1);
+	one = read_nb(self->wfd, self->buf, 1);
 	EXPECT_EQ(-1, one);
 	memset(self->buf, POISON, sizeof(self->buf));
-	one = read(self->wfd, self->buf, 24 + 40 + 24);
+	one = read_nb(self->wfd, self->buf, 24 + 40 + 24);
 	ASSERT_LT(0, one);
 	EXPECT_EQ(1, parse(self->buf, one, r, 64));
 	EXPECT_EQ(POISON, self->buf[one]);
@@ -1874,7 +1893,7 @@ static bool whole_queue_alloc(struct whole_queue *q)
 /* Reads what the queue holds: the number of records, or -1. */
 static int whole_queue_read(int wfd, struct whole_queue *q)
 {
-	return parse(q->buf, read(wfd, q->buf, q->len), q->r, q->max + 16);
+	return parse(q->buf, read_nb(wfd, q->buf, q->len), q->r, q->max + 16);
 }
 
 static void whole_queue_free(struct whole_queue *q)
@@ -1933,7 +1952,7 @@ TEST_F(events, an_overflowed_queue_takes_nothing_until_its_overflow_is_read)
 	for (i = 0; i < q.max + 1; i++)
 		ASSERT_EQ(0, set(self->fd, a, "v", 0));
 	/* One record read: room for one, but the OVERFLOW is still queued. */
-	ASSERT_EQ((ssize_t)one, read(self->wfd, q.buf, one));
+	ASSERT_EQ((ssize_t)one, read_nb(self->wfd, q.buf, one));
 	ASSERT_EQ(0, set(self->fd, a, "v", 0));
 	ASSERT_EQ(q.max, whole_queue_read(self->wfd, &q))
 		TH_LOG("a record was queued after the gap");
@@ -1959,7 +1978,9 @@ static void on_alarm(int sig)
 static void arm(bool restart, int ms)
 {
 	struct sigaction sa = { .sa_handler = on_alarm };
-	struct itimerval it = { .it_value = { 0, ms * 1000 } };
+	struct itimerval it = {
+		.it_value = { ms / 1000, ms % 1000 * 1000 },
+	};
 
 	sa.sa_flags = restart ? SA_RESTART : 0;
 	sigaction(SIGALRM, &sa, NULL);
@@ -2049,8 +2070,16 @@ TEST_F(events, epoll_wakes_up_on_a_change)
 
 TEST_F(events, nonblocking_read_of_an_empty_queue_fails_with_EAGAIN)
 {
-	EXPECT_EQ(-1, read(self->wfd, self->buf, sizeof(self->buf)));
-	EXPECT_EQ(EAGAIN, errno);
+	struct itimerval off = { 0 };
+	ssize_t got;
+	int err;
+
+	arm(false, 2000);	/* a read that blocks ends in EINTR */
+	got = read(self->wfd, self->buf, sizeof(self->buf));
+	err = errno;
+	setitimer(ITIMER_REAL, &off, NULL);
+	EXPECT_EQ(-1, got);
+	EXPECT_EQ(EAGAIN, err);
 }
 
 TEST_F(events, a_blocking_read_is_interrupted_by_a_signal)
@@ -2946,7 +2975,7 @@ TEST_F_TIMEOUT(reader, faulting_reads_during_overflow_lose_and_repeat_nothing, 1
 			buf = self->good;
 			len = 64 * (1 + reads % 3);
 		}
-		got = read(self->wfd, buf, len);
+		got = read_nb(self->wfd, buf, len);
 		if (got < 0) {
 			ASSERT_TRUE(errno == EFAULT || errno == EAGAIN ||
 				    (errno == EINVAL && buf == self->good))
@@ -3345,11 +3374,14 @@ TEST_F(events, a_nonblocking_read_does_not_wait_behind_a_reader_inside_its_copy)
 	struct uffdio_api api = { .api = UFFD_API };
 	struct uffdio_register reg = { .mode = UFFDIO_REGISTER_MODE_MISSING };
 	struct stuck st = { .wfd = self->wfd };
+	struct itimerval off = { 0 };
 	struct pollfd pfd;
 	struct uffd_msg msg;
 	pthread_t reader, resolver;
 	uint64_t t0, took;
+	ssize_t got;
 	char a[64];
+	int err;
 
 	st.page_size = sysconf(_SC_PAGESIZE);
 	ASSERT_GE(65536, st.page_size);
@@ -3375,8 +3407,12 @@ TEST_F(events, a_nonblocking_read_does_not_wait_behind_a_reader_inside_its_copy)
 	ASSERT_EQ(0, pthread_create(&resolver, NULL, serve_the_fault_after_3_s, &st));
 
 	t0 = now_ns();
-	EXPECT_EQ(-1, read(self->wfd, self->buf, sizeof(self->buf)));
-	EXPECT_EQ(EAGAIN, errno);
+	arm(false, 5000);	/* a read that blocks ends in EINTR */
+	got = read(self->wfd, self->buf, sizeof(self->buf));
+	err = errno;
+	setitimer(ITIMER_REAL, &off, NULL);
+	EXPECT_EQ(-1, got);
+	EXPECT_EQ(EAGAIN, err);
 	took = now_ns() - t0;
 	EXPECT_GT(1000000000ULL, took) TH_LOG("it waited %llu ms", took / 1000000);
 	serve_the_fault(&st);
@@ -3458,8 +3494,8 @@ static void *read_watches(void *arg)
 		int i;
 
 		for (i = 0; i < HOSTILE_WATCHES; i++) {
-			ssize_t got = read(r->wfds[i], hostile_buf,
-					   sizeof(hostile_buf)), off = 0;
+			ssize_t got = read_nb(r->wfds[i], hostile_buf,
+					      sizeof(hostile_buf)), off = 0;
 			struct flagsfirst_event ev;
 
 			while (got > 0 && off + (ssize_t)sizeof(ev) <= got) {
