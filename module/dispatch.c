@@ -1,13 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * flagsfirst: the dispatcher, the rules every versioned operation obeys.
- * It knows the operations only through ffst_ops[] (ioctl.c): their sizes
- * per ABI version, flags, CHECK_FIELDS templates, predicates and handlers.
- *
- * ioctl.c includes this file rather than linking it, as
- * kernel/sched/build_policy.c builds its parts.  The time difference under
- * TCG that once argued for it was where code lands in QEMU's jump cache
- * (docs/benchmarks.md, Seventh look), not the code.
+ * flagsfirst's generic core: the dispatcher, the rules every versioned
+ * operation obeys.  It knows an interface only through the struct
+ * ffst_iface it is given: its ops' sizes per ABI version, flags,
+ * CHECK_FIELDS templates, predicates and handlers.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -15,88 +11,48 @@
 #include <linux/fs.h>
 #include <linux/module.h>
 #include <linux/nospec.h>
+#include <linux/string.h>
 #include <linux/uaccess.h>
 
 #include "dispatch.h"
 
 /*
- * The caller's struct crosses the boundary on every call, so it is copied
- * a u64 at a time in one user-access window: every struct size the module
- * knows is a multiple of 8, and the destination is a union whose size the
- * compiler knows, so copy_from_user()'s run-time object-size check
- * (hardened usercopy) buys nothing here.  A size that is not a multiple of
- * 8 (a caller's struct may be any size) takes copy_from_user().
+ * copy_struct_to_user() (6.13): what both sides know is written, and the
+ * caller's bytes beyond the kernel's struct are zeroed.  6.1 and 6.12 lack
+ * it (Kbuild looks for it), so the fallback is its code, less the report
+ * of dropped trailing bytes, which no caller here wants.
  */
-static int ffst_args_from_user(union ffst_args *args,
-			       const void __user *uarg, size_t size)
+int ffst_copy_struct_to_user(void __user *dst, size_t usize,
+			     const void *src, size_t ksize)
 {
-	const u64 __user *src = uarg;
-	u64 *dst = (u64 *)args;
-	size_t i;
+#ifdef FFST_HAVE_COPY_STRUCT_TO_USER
+	return copy_struct_to_user(dst, usize, src, ksize, NULL);
+#else
+	size_t size = min(ksize, usize);
 
-	if (size % sizeof(u64))
-		return copy_from_user(args, uarg, size) ? -EFAULT : 0;
-	if (!user_read_access_begin(src, size))
+	if (usize > ksize && clear_user(dst + size, usize - ksize))
 		return -EFAULT;
-	for (i = 0; i < size / sizeof(u64); i++)
-		unsafe_get_user(dst[i], &src[i], efault);
-	user_read_access_end();
+	if (copy_to_user(dst, src, size))
+		return -EFAULT;
 	return 0;
-efault:
-	user_read_access_end();
-	return -EFAULT;
+#endif
 }
-
-/*
- * copy_struct_to_user() only arrived in 6.13: write what both sides know
- * and zero the caller's bytes beyond the kernel's struct.  A u64 at a time,
- * as ffst_args_from_user(); the first word is @flags, so that CHECK_FIELDS
- * can answer with a template of the other fields.
- */
-int ffst_args_to_user(void __user *uarg, size_t usize, u64 flags,
-		      const void *args, size_t ksize)
-{
-	size_t size = min(usize, ksize), i;
-	const u64 *src = args;
-	u64 __user *dst = uarg;
-
-	if (usize > ksize && clear_user(uarg + ksize, usize - ksize))
-		return -EFAULT;
-	if (size % sizeof(u64)) {
-		/* usize >= 16 (every size_ver0), so the flags word is there */
-		if (copy_to_user(uarg, args, size))
-			return -EFAULT;
-		return put_user(flags, dst);
-	}
-	if (!user_write_access_begin(dst, size))
-		return -EFAULT;
-	unsafe_put_user(flags, &dst[0], efault);
-	for (i = 1; i < size / sizeof(u64); i++)
-		unsafe_put_user(src[i], &dst[i], efault);
-	user_write_access_end();
-	return 0;
-efault:
-	user_write_access_end();
-	return -EFAULT;
-}
-
-/* The flags word of @op's CHECK_FIELDS answer, as ABI @v has it. */
-VISIBLE_IF_KUNIT u64 ffst_fields_flags(const struct ffst_op_abi *v)
-{
-	return v->flags | FLAGSFIRST_CHECK_FIELDS;
-}
-EXPORT_SYMBOL_IF_KUNIT(ffst_fields_flags);
+EXPORT_SYMBOL_IF_KUNIT(ffst_copy_struct_to_user);
 
 /*
  * Discovery with no side effect: only the caller's struct is written, with
  * @op's template of the fields and the flags @v accepts.
  */
-static int ffst_check_fields(const struct ffst_op *op,
+static int ffst_check_fields(const struct ffst_iface *iface,
+			     const struct ffst_op *op,
 			     const struct ffst_op_abi *v,
 			     void __user *uarg, size_t usize)
 {
-	return ffst_args_to_user(uarg, usize, ffst_fields_flags(v), op->fields,
-				 v->ksize);
+	union ffst_args answer = {};
+
+	memcpy(&answer, op->fields, v->ksize);
+	answer.flags = v->flags | iface->check_fields;
+	return ffst_copy_struct_to_user(uarg, usize, &answer, v->ksize);
 }
 
 /*
@@ -151,25 +107,26 @@ EXPORT_SYMBOL_IF_KUNIT(ffst_args_valid);
  * uapi header, in its order, then the op's handler.  Anything that is not
  * one of them (another type, direction or number) is ENOTTY.
  */
-long ffst_dispatch(struct file *file, unsigned int cmd, unsigned long arg)
+long ffst_dispatch(const struct ffst_iface *iface, struct file *file,
+		   unsigned int cmd, unsigned long arg)
 {
 	void __user *uarg = (void __user *)arg;
 	size_t usize = _IOC_SIZE(cmd);
 	unsigned int nr = _IOC_NR(cmd);
 	const struct ffst_op_abi *v;
 	const struct ffst_op *op;
-	union ffst_args args = {};	/* past ksize too: fields of later ABIs */
+	union ffst_args args;
 	int err;
 
 	/* The size bits are the caller's struct size: match the rest. */
-	if (_IOC_TYPE(cmd) != FFST_IOC_TYPE ||
+	if (_IOC_TYPE(cmd) != iface->ioc_type ||
 	    _IOC_DIR(cmd) != (_IOC_READ | _IOC_WRITE) ||
-	    nr >= FFST_NR_OPS)
+	    nr >= iface->nr_ops)
 		return -ENOTTY;
-	op = &ffst_ops[array_index_nospec(nr, FFST_NR_OPS)];
+	op = &iface->ops[array_index_nospec(nr, iface->nr_ops)];
 	if (!op->handler)
 		return -ENOTTY;
-	v = &op->abi[ffst_abi_version];
+	v = &op->abi[*iface->abi_version];
 
 	err = ffst_usize_check(op, usize);
 	if (err)
@@ -177,14 +134,16 @@ long ffst_dispatch(struct file *file, unsigned int cmd, unsigned long arg)
 
 	/*
 	 * copy_struct_from_user(), in two steps so that CHECK_FIELDS is
-	 * answered without reading the caller's tail: what both sides know
-	 * (zero-extended, args being zeroed), then the tail must be zero.
+	 * answered without reading the caller's tail: what both sides know,
+	 * zero-extended to the buffer (fields of later ABIs too), then the
+	 * tail must be zero.
 	 */
-	err = ffst_args_from_user(&args, uarg, min(usize, v->ksize));
+	err = copy_struct_from_user(&args, sizeof(args), uarg,
+				    min(usize, v->ksize));
 	if (err)
 		return err;
-	if (args.flags == FLAGSFIRST_CHECK_FIELDS)
-		return ffst_check_fields(op, v, uarg, usize);
+	if (args.flags == iface->check_fields)
+		return ffst_check_fields(iface, op, v, uarg, usize);
 	if (usize > v->ksize) {
 		err = check_zeroed_user(uarg + v->ksize, usize - v->ksize);
 		if (err <= 0)
@@ -198,3 +157,60 @@ long ffst_dispatch(struct file *file, unsigned int cmd, unsigned long arg)
 
 	return op->handler(file, &args, uarg, usize);
 }
+
+/* One rule of ffst_iface_check(), with the op it is broken for. */
+static bool ffst_op_broken(unsigned int nr, bool broken, const char *rule)
+{
+	if (broken)
+		pr_err("op 0x%02x: %s\n", nr, rule);
+	return broken;
+}
+
+/*
+ * What FFST_OP() and FFST_ASSERT_LAYOUT() cannot see as they compile, at
+ * load: an entry written without them, the ABI table, the ABI in force.
+ * Returns -EINVAL with a message naming the op and the rule, so that a
+ * broken table refuses to load instead of oopsing on its first call.
+ */
+int ffst_iface_check(const struct ffst_iface *iface)
+{
+	bool broken = false;
+	unsigned int nr, abi;
+
+	if (*iface->abi_version >= iface->nr_abi) {
+		pr_err("abi_version=%u: this module knows 0 to %u\n",
+		       *iface->abi_version, iface->nr_abi - 1);
+		return -EINVAL;
+	}
+	for (nr = 0; nr < iface->nr_ops; nr++) {
+		const struct ffst_op *op = &iface->ops[nr];
+		size_t last = op->size_ver0;
+
+		if (!op->handler && !op->fields && !op->abi && !op->size_ver0)
+			continue;	/* a hole: ENOTTY */
+		if (ffst_op_broken(nr, !op->handler, "no handler") ||
+		    ffst_op_broken(nr, !op->fields, "no fields template") ||
+		    ffst_op_broken(nr, !op->abi, "no ABI table") ||
+		    ffst_op_broken(nr, op->size_ver0 < sizeof(u64),
+				   "no first size")) {
+			broken = true;
+			continue;
+		}
+		for (abi = 0; abi < iface->nr_abi; abi++) {
+			const struct ffst_op_abi *v = &op->abi[abi];
+
+			broken |= ffst_op_broken(nr, v->ksize < last,
+						 "a struct smaller than its first size or an older ABI's");
+			broken |= ffst_op_broken(nr,
+						 v->ksize > FFST_ARGS_SIZE ||
+						 v->ksize % sizeof(u64),
+						 "a struct size the dispatcher cannot hold");
+			broken |= ffst_op_broken(nr,
+						 v->flags & iface->check_fields,
+						 "CHECK_FIELDS among its own flags");
+			last = v->ksize;
+		}
+	}
+	return broken ? -EINVAL : 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(ffst_iface_check);

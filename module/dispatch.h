@@ -1,25 +1,27 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * flagsfirst: the dispatcher's view of an operation.  The interface gives
- * it (ioctl.h) FFST_ARGS_SIZE, FFST_NR_OPS, FFST_IOC_TYPE, FFST_ABI_LATEST
- * and, from its uapi header, FLAGSFIRST_CHECK_FIELDS; it defines ffst_ops[]
- * and ffst_abi_version.
+ * flagsfirst's generic core: the rules every versioned operation obeys, for
+ * an interface that describes itself in a struct ffst_iface.  It includes
+ * nothing of the interface and names none of its symbols; the interface
+ * calls it, never the reverse.
  */
-#ifndef _FLAGSFIRST_DISPATCH_H
-#define _FLAGSFIRST_DISPATCH_H
+#ifndef _FFST_DISPATCH_H
+#define _FFST_DISPATCH_H
 
 #include <kunit/visibility.h>
 #include <linux/build_bug.h>
 #include <linux/fs.h>
+#include <linux/kernel.h>
 #include <linux/stddef.h>
 #include <linux/types.h>
 
-#include "ioctl.h"
+/* The biggest struct an op may have: the dispatcher's buffer. */
+#define FFST_ARGS_SIZE	64
 
 /*
  * The caller's struct as the dispatcher copies it in, flags first: room
- * for any op's struct of up to FFST_ARGS_SIZE bytes.  A handler reads its
- * own struct through the pointer it is given.
+ * for any op's struct.  A handler reads its own struct through the pointer
+ * it is given.
  */
 union ffst_args {
 	u64 flags;
@@ -32,26 +34,12 @@ struct ffst_op_abi {
 	u64 flags;
 };
 
-/* An op that has not changed since ABI 0. */
-#define FFST_EVERY_ABI(size, valid) \
-	{ [0 ... FFST_ABI_LATEST] = { (size), (valid) } }
-
-/*
- * The layout rules the dispatcher relies on, for an op's struct @type:
- * flags first, a multiple of 8 bytes (the same on 32- and 64-bit, so
- * compat_ptr_ioctl() is enough), and room for it in union ffst_args.
- */
-#define FFST_ASSERT_LAYOUT(type)					\
-	static_assert(offsetof(type, flags) == 0 &&			\
-		      sizeof(type) % sizeof(u64) == 0 &&		\
-		      sizeof(type) <= FFST_ARGS_SIZE)
-
 /**
  * struct ffst_op - one extensible operation, as the dispatcher sees it
  * @size_ver0: the first published size; smaller is EINVAL
- * @abi: per ABI version (module parameter abi_version), the size of the
- *	struct the module understands and the flags it accepts (CHECK_FIELDS
- *	aside)
+ * @abi: per ABI version (struct ffst_iface's @abi_version), the size of
+ *	the struct the module understands and the flags it accepts
+ *	(CHECK_FIELDS aside): @nr_abi of them
  * @fields: the CHECK_FIELDS answer (flags aside), the op's own struct with
  *	all ones in every field the module understands and 0 in every
  *	__reserved field.  The dispatcher also rejects a non-zero byte
@@ -62,10 +50,12 @@ struct ffst_op_abi {
  * @handler: the operation on @file, called once every generic rule has
  *	passed, with the caller's struct (@uarg, @usize bytes) copied in @args
  *	(the op's own struct, zero-extended to the module's size)
+ *
+ * Write an entry with FFST_OP(), which checks it as it compiles.
  */
 struct ffst_op {
 	size_t size_ver0;
-	struct ffst_op_abi abi[FFST_ABI_LATEST + 1];
+	const struct ffst_op_abi *abi;
 	const void *fields;
 	bool mutates;
 	bool (*args_valid)(const void *args, size_t usize);
@@ -73,13 +63,118 @@ struct ffst_op {
 			size_t usize);
 };
 
-/* The interface's operations, by ioctl number; a hole has no handler. */
-extern const struct ffst_op ffst_ops[FFST_NR_OPS];
-extern unsigned int ffst_abi_version;
+/**
+ * struct ffst_iface - an interface, as it describes itself to the core
+ * @ioc_type: the type byte of its ioctl numbers
+ * @ops: its operations, by ioctl number; a hole has no handler (ENOTTY)
+ * @nr_ops: how many numbers @ops covers
+ * @nr_abi: ABI versions 0 to @nr_abi - 1, each op's @abi entries
+ * @abi_version: the one in force, fixed once the interface is in use
+ * @check_fields: the flag bit that asks an op what it supports
+ */
+struct ffst_iface {
+	unsigned int ioc_type;
+	const struct ffst_op *ops;
+	unsigned int nr_ops;
+	unsigned int nr_abi;
+	const unsigned int *abi_version;
+	u64 check_fields;
+};
 
-long ffst_dispatch(struct file *file, unsigned int cmd, unsigned long arg);
-int ffst_args_to_user(void __user *uarg, size_t usize, u64 flags,
-		      const void *args, size_t ksize);
+/* A condition checked as the expression is compiled, with its message. */
+#define __FFST_CHECK(cond, msg)						\
+	(0 * sizeof(struct { static_assert(cond, msg); int __ffst; }))
+
+/*
+ * The size of field @a of struct @t if it is a fixed-size integer (__u8 to
+ * __u64, __s8 to __s64), whose size is the same on 32- and 64-bit; a size
+ * no struct has otherwise (long, a pointer, an enum, an array).
+ */
+#define __FFST_FIXED_T(T)						\
+	(__builtin_types_compatible_p(T, __u64) ? 8 :			\
+	 __builtin_types_compatible_p(T, __s64) ? 8 :			\
+	 __builtin_types_compatible_p(T, __u32) ? 4 :			\
+	 __builtin_types_compatible_p(T, __s32) ? 4 :			\
+	 __builtin_types_compatible_p(T, __u16) ? 2 :			\
+	 __builtin_types_compatible_p(T, __s16) ? 2 :			\
+	 __builtin_types_compatible_p(T, __u8) ? 1 :			\
+	 __builtin_types_compatible_p(T, __s8) ? 1 : PAGE_SIZE)
+#define __FFST_FIXED(t, a)	__FFST_FIXED_T(typeof_member(typeof(t), a))
+
+/* The sizes of a struct's fields, added up (types are never evaluated). */
+#define __FFST_SUM1(t, a)	__FFST_FIXED(typeof(t), a)
+#define __FFST_SUM2(t, a, ...)						\
+	(__FFST_FIXED(typeof(t), a) + __FFST_SUM1(typeof(t), __VA_ARGS__))
+#define __FFST_SUM3(t, a, ...)						\
+	(__FFST_FIXED(typeof(t), a) + __FFST_SUM2(typeof(t), __VA_ARGS__))
+#define __FFST_SUM4(t, a, ...)						\
+	(__FFST_FIXED(typeof(t), a) + __FFST_SUM3(typeof(t), __VA_ARGS__))
+#define __FFST_SUM5(t, a, ...)						\
+	(__FFST_FIXED(typeof(t), a) + __FFST_SUM4(typeof(t), __VA_ARGS__))
+#define __FFST_SUM6(t, a, ...)						\
+	(__FFST_FIXED(typeof(t), a) + __FFST_SUM5(typeof(t), __VA_ARGS__))
+#define __FFST_SUM7(t, a, ...)						\
+	(__FFST_FIXED(typeof(t), a) + __FFST_SUM6(typeof(t), __VA_ARGS__))
+#define __FFST_SUM8(t, a, ...)						\
+	(__FFST_FIXED(typeof(t), a) + __FFST_SUM7(typeof(t), __VA_ARGS__))
+#define __FFST_SUM9(t, a, ...)						\
+	(__FFST_FIXED(typeof(t), a) + __FFST_SUM8(typeof(t), __VA_ARGS__))
+#define __FFST_SUM10(t, a, ...)						\
+	(__FFST_FIXED(typeof(t), a) + __FFST_SUM9(typeof(t), __VA_ARGS__))
+#define __FFST_SUM11(t, a, ...)						\
+	(__FFST_FIXED(typeof(t), a) + __FFST_SUM10(typeof(t), __VA_ARGS__))
+#define __FFST_SUM12(t, a, ...)						\
+	(__FFST_FIXED(typeof(t), a) + __FFST_SUM11(typeof(t), __VA_ARGS__))
+#define __FFST_SUM(t, ...)						\
+	CONCATENATE(__FFST_SUM, COUNT_ARGS(__VA_ARGS__))(typeof(t), __VA_ARGS__)
+
+/*
+ * The layout rules the dispatcher relies on, for an op's struct @type
+ * whose fields are listed, every one, in order (12 at most, as many as
+ * COUNT_ARGS() counts): flags first; fixed-size integer fields with no
+ * hole and no tail padding (their sizes add up to the struct's), which
+ * makes the layout the same on 32- and 64-bit, so compat_ptr_ioctl() is
+ * enough; a multiple of 8 bytes; and room for it in union ffst_args.
+ * Each rule fails the build with its own message.
+ */
+#define FFST_ASSERT_LAYOUT(type, ...)					\
+	static_assert(0 ==						\
+		__FFST_CHECK(offsetof(typeof(type), flags) == 0,	\
+			     #type ": flags must come first") +	\
+		__FFST_CHECK(__FFST_SUM(typeof(type), __VA_ARGS__) ==	\
+			     sizeof(typeof(type)),			\
+			     #type ": a hole, padding, or a field unlisted or not fixed") + \
+		__FFST_CHECK(sizeof(typeof(type)) % sizeof(u64) == 0,	\
+			     #type ": not a multiple of 8 bytes") + \
+		__FFST_CHECK(sizeof(typeof(type)) <= FFST_ARGS_SIZE,	\
+			     #type ": bigger than the dispatcher buffer"))
+
+/*
+ * The entry of op @ioc (the ioctl's name) in a table of struct ffst_op:
+ * every member is an argument, so none can be left out; one given as 0 or
+ * NULL makes ffst_iface_check() refuse the table at load, naming the op.
+ * @abi is the op's array of struct ffst_op_abi; @valid may be NULL.
+ */
+#define FFST_OP(ioc, ver0, abi_, tpl, mut, valid, fn)			\
+	[_IOC_NR(ioc)] = {						\
+		.size_ver0 = (ver0),					\
+		.abi = (abi_),						\
+		.fields = (tpl),					\
+		.mutates = (mut),					\
+		.args_valid = (valid),					\
+		.handler = (fn),					\
+	}
+
+/* An op's ABI entries when it has not changed since ABI 0. */
+#define FFST_EVERY_ABI(nr_abi, size, valid)				\
+	((const struct ffst_op_abi[]) {					\
+		[0 ... (nr_abi) - 1] = { (size), (valid) } })
+
+int ffst_iface_check(const struct ffst_iface *iface);
+long ffst_dispatch(const struct ffst_iface *iface, struct file *file,
+		   unsigned int cmd, unsigned long arg);
+int ffst_copy_struct_to_user(void __user *dst, size_t usize,
+			     const void *src, size_t ksize);
 
 /*
  * The dispatcher's pure helpers are static (VISIBLE_IF_KUNIT) unless the
@@ -87,7 +182,6 @@ int ffst_args_to_user(void __user *uarg, size_t usize, u64 flags,
  * (EXPORT_SYMBOL_IF_KUNIT(), namespace EXPORTED_FOR_KUNIT_TESTING).
  */
 #if IS_ENABLED(CONFIG_KUNIT)
-u64 ffst_fields_flags(const struct ffst_op_abi *v);
 bool ffst_reserved_clear(const struct ffst_op *op, size_t ksize,
 			 const void *args);
 int ffst_usize_check(const struct ffst_op *op, size_t usize);
@@ -95,4 +189,4 @@ bool ffst_args_valid(const struct ffst_op *op, const struct ffst_op_abi *v,
 		     const void *args, size_t usize);
 #endif
 
-#endif /* _FLAGSFIRST_DISPATCH_H */
+#endif /* _FFST_DISPATCH_H */

@@ -82,6 +82,7 @@ static inline struct ffst_entry *ffst_value_home(const struct ffst_value *v)
 
 /* ABI versions (uapi header); abi_version picks one at load */
 #define FFST_ABI_LATEST	1
+#define FFST_NR_ABI	(FFST_ABI_LATEST + 1)
 /* SET's flags as ABI 0 released them, before FLAGSFIRST_SET_IF_SEQ */
 #define FFST_SET_FLAGS_ABI0	(FLAGSFIRST_SET_NOREPLACE | \
 				 FLAGSFIRST_SET_REPLACE | \
@@ -141,6 +142,7 @@ void ffst_notify(struct list_head *watches, u16 type, u64 seq,
 long ffst_watch_records(void);
 
 /* ioctl.c */
+int ffst_ioctl_init(void);
 long ffst_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
 
 #endif /* _FLAGSFIRST_H */

@@ -11,7 +11,7 @@
 #include <kunit/test.h>
 #include <linux/module.h>
 
-#include "dispatch.h"
+#include "ioctl.h"
 
 /* The op with number @nr, or NULL for a hole in the table. */
 static const struct ffst_op *ffst_test_op(unsigned int nr)
@@ -205,14 +205,13 @@ static void ffst_test_check_fields_answer(struct kunit *test)
 		if (!op)
 			continue;
 		fields = op->fields;
-		/* The flags come from ffst_fields_flags(): the template has 0. */
+		/* The dispatcher writes the flags word: the template has 0. */
 		KUNIT_EXPECT_EQ(test, 0ULL, fields[0]);
 		for (abi = 0; abi <= FFST_ABI_LATEST; abi++) {
 			const struct ffst_op_abi *v = &op->abi[abi];
 			const u8 *b = (const u8 *)fields;
 
-			KUNIT_EXPECT_EQ(test, v->flags | FLAGSFIRST_CHECK_FIELDS,
-					ffst_fields_flags(v));
+			KUNIT_EXPECT_FALSE(test, v->flags & FLAGSFIRST_CHECK_FIELDS);
 			/* Every byte is all ones (a field) or 0 (reserved). */
 			for (i = sizeof(fields[0]); i < v->ksize; i++)
 				KUNIT_EXPECT_TRUE_MSG(test, !b[i] || b[i] == 0xff,
@@ -238,6 +237,66 @@ static void ffst_test_name_lengths(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, -EFAULT, ffst_name_len_check(-EFAULT, true));
 }
 
+static long ffst_test_handler(struct file *file, void *args,
+			      void __user *uarg, size_t usize)
+{
+	return 0;
+}
+
+static const u64 ffst_test_fields[2] = { 0, ~0ULL };
+
+/* A table of one op that ffst_iface_check() must accept or refuse. */
+struct ffst_table_case {
+	const char *name;
+	int err;
+	size_t size_ver0;
+	struct ffst_op_abi abi[2];
+	bool no_abi, no_fields, no_handler;
+	unsigned int abi_version;
+};
+
+static const struct ffst_table_case ffst_table_cases[] = {
+	{ "a good table", 0, 16, { { 16, 1 }, { 24, 3 } } },
+	{ "a hole", 0, 0, { }, true, true, true },
+	{ "no handler", -EINVAL, 16, { { 16, 1 }, { 16, 1 } }, .no_handler = true },
+	{ "no fields template", -EINVAL, 16, { { 16, 1 }, { 16, 1 } }, .no_fields = true },
+	{ "no ABI table", -EINVAL, 16, { }, .no_abi = true },
+	{ "no first size", -EINVAL, 0, { { 16, 1 }, { 16, 1 } } },
+	{ "a struct smaller than its first size", -EINVAL, 24, { { 16, 1 }, { 24, 1 } } },
+	{ "a struct that shrinks in a later ABI", -EINVAL, 16, { { 24, 1 }, { 16, 1 } } },
+	{ "a struct larger than the buffer", -EINVAL, 16, { { 16, 1 }, { FFST_ARGS_SIZE + 8, 1 } } },
+	{ "a struct not a multiple of 8 bytes", -EINVAL, 16, { { 16, 1 }, { 20, 1 } } },
+	{ "CHECK_FIELDS among its flags", -EINVAL, 16, { { 16, 1 }, { 16, BIT_ULL(63) } } },
+	{ "an ABI in force that the table lacks", -EINVAL, 16, { { 16, 1 }, { 16, 1 } },
+	  .abi_version = 2 },
+};
+
+static void ffst_test_broken_tables_refuse_to_load(struct kunit *test)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(ffst_table_cases); i++) {
+		const struct ffst_table_case *c = &ffst_table_cases[i];
+		struct ffst_op op = {
+			.size_ver0 = c->size_ver0,
+			.abi = c->no_abi ? NULL : c->abi,
+			.fields = c->no_fields ? NULL : ffst_test_fields,
+			.handler = c->no_handler ? NULL : ffst_test_handler,
+		};
+		struct ffst_iface iface = {
+			.ioc_type = 'T',
+			.ops = &op,
+			.nr_ops = 1,
+			.nr_abi = ARRAY_SIZE(c->abi),
+			.abi_version = &c->abi_version,
+			.check_fields = BIT_ULL(63),
+		};
+
+		KUNIT_EXPECT_EQ_MSG(test, c->err, ffst_iface_check(&iface), "%s",
+				    c->name);
+	}
+}
+
 static struct kunit_case ffst_ioctl_test_cases[] = {
 	KUNIT_CASE(ffst_test_abi_table_only_grows),
 	KUNIT_CASE(ffst_test_usize_bounds),
@@ -248,6 +307,7 @@ static struct kunit_case ffst_ioctl_test_cases[] = {
 	KUNIT_CASE(ffst_test_reserved_fields_must_be_zero),
 	KUNIT_CASE(ffst_test_check_fields_answer),
 	KUNIT_CASE(ffst_test_name_lengths),
+	KUNIT_CASE(ffst_test_broken_tables_refuse_to_load),
 	{}
 };
 

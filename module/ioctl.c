@@ -1,9 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* flagsfirst: its operations, as the dispatcher (dispatch.c) calls them. */
 
-/* The dispatcher, built into this object (see its head comment). */
-#include "dispatch.c"
-
 #include <linux/capability.h>
 #include <linux/cred.h>
 #include <linux/fs.h>
@@ -13,6 +10,7 @@
 
 #include "flagsfirst.h"
 #include "dispatch.h"
+#include "ioctl.h"
 
 /*
  * Rule 6 for a name strncpy_from_user() copied: its length, or -EFAULT
@@ -145,7 +143,7 @@ static long ffst_get(struct file *file, void *args, void __user *uarg,
 	get->seq = view.seq;
 	get->owner_uid = from_kuid_munged(current_user_ns(), view.owner);
 	get->__reserved = 0;
-	if (ffst_args_to_user(uarg, usize, get->flags, get, sizeof(*get)))
+	if (ffst_copy_struct_to_user(uarg, usize, get, sizeof(*get)))
 		return -EFAULT;
 	return err;
 }
@@ -260,51 +258,37 @@ static const struct flagsfirst_watch ffst_watch_fields = {
 	.mask = ~0ULL,
 };
 
+/* What each ABI version understands of SET: ABI 1 added expect_seq. */
+static const struct ffst_op_abi ffst_set_abi[FFST_NR_ABI] = {
+	[0] = { FLAGSFIRST_SET_SIZE_VER0, FFST_SET_FLAGS_ABI0 },
+	[1] = { FLAGSFIRST_SET_SIZE_VER1, FLAGSFIRST_SET_FLAGS },
+};
+
 /* Adding an operation is an entry here and a handler above. */
 const struct ffst_op ffst_ops[FFST_NR_OPS] = {
-	[_IOC_NR(FLAGSFIRST_IOC_SET)] = {
-		.size_ver0 = FLAGSFIRST_SET_SIZE_VER0,
-		.abi = {
-			[0] = { FLAGSFIRST_SET_SIZE_VER0, FFST_SET_FLAGS_ABI0 },
-			[1] = { FLAGSFIRST_SET_SIZE_VER1, FLAGSFIRST_SET_FLAGS },
-		},
-		.fields = &ffst_set_fields,
-		.mutates = true,
-		.args_valid = ffst_set_args_valid,
-		.handler = ffst_set,
-	},
-	[_IOC_NR(FLAGSFIRST_IOC_GET)] = {
-		.size_ver0 = FLAGSFIRST_GET_SIZE_VER0,
-		.abi = FFST_EVERY_ABI(sizeof(struct flagsfirst_get),
-				      FLAGSFIRST_GET_FLAGS),
-		.fields = &ffst_get_fields,
-		.handler = ffst_get,
-	},
-	[_IOC_NR(FLAGSFIRST_IOC_DELETE)] = {
-		.size_ver0 = FLAGSFIRST_DELETE_SIZE_VER0,
-		.abi = FFST_EVERY_ABI(sizeof(struct flagsfirst_delete),
-				      FLAGSFIRST_DELETE_FLAGS),
-		.fields = &ffst_delete_fields,
-		.mutates = true,
-		.handler = ffst_delete,
-	},
-	[_IOC_NR(FLAGSFIRST_IOC_RENAME)] = {
-		.size_ver0 = FLAGSFIRST_RENAME_SIZE_VER0,
-		.abi = FFST_EVERY_ABI(sizeof(struct flagsfirst_rename),
-				      FLAGSFIRST_RENAME_FLAGS),
-		.fields = &ffst_rename_fields,
-		.mutates = true,
-		.args_valid = ffst_rename_args_valid,
-		.handler = ffst_rename,
-	},
-	[_IOC_NR(FLAGSFIRST_IOC_WATCH)] = {
-		.size_ver0 = FLAGSFIRST_WATCH_SIZE_VER0,
-		.abi = FFST_EVERY_ABI(sizeof(struct flagsfirst_watch),
-				      FLAGSFIRST_WATCH_FLAGS),
-		.fields = &ffst_watch_fields,
-		.args_valid = ffst_watch_args_valid,
-		.handler = ffst_watch,
-	},
+	FFST_OP(FLAGSFIRST_IOC_SET,
+		FLAGSFIRST_SET_SIZE_VER0, ffst_set_abi, &ffst_set_fields,
+		true, ffst_set_args_valid, ffst_set),
+	FFST_OP(FLAGSFIRST_IOC_GET,
+		FLAGSFIRST_GET_SIZE_VER0,
+		FFST_EVERY_ABI(FFST_NR_ABI, sizeof(struct flagsfirst_get),
+			       FLAGSFIRST_GET_FLAGS),
+		&ffst_get_fields, false, NULL, ffst_get),
+	FFST_OP(FLAGSFIRST_IOC_DELETE,
+		FLAGSFIRST_DELETE_SIZE_VER0,
+		FFST_EVERY_ABI(FFST_NR_ABI, sizeof(struct flagsfirst_delete),
+			       FLAGSFIRST_DELETE_FLAGS),
+		&ffst_delete_fields, true, NULL, ffst_delete),
+	FFST_OP(FLAGSFIRST_IOC_RENAME,
+		FLAGSFIRST_RENAME_SIZE_VER0,
+		FFST_EVERY_ABI(FFST_NR_ABI, sizeof(struct flagsfirst_rename),
+			       FLAGSFIRST_RENAME_FLAGS),
+		&ffst_rename_fields, true, ffst_rename_args_valid, ffst_rename),
+	FFST_OP(FLAGSFIRST_IOC_WATCH,
+		FLAGSFIRST_WATCH_SIZE_VER0,
+		FFST_EVERY_ABI(FFST_NR_ABI, sizeof(struct flagsfirst_watch),
+			       FLAGSFIRST_WATCH_FLAGS),
+		&ffst_watch_fields, false, ffst_watch_args_valid, ffst_watch),
 };
 EXPORT_SYMBOL_IF_KUNIT(ffst_ops);
 
@@ -324,11 +308,29 @@ static_assert(offsetofend(struct flagsfirst_watch, mask) ==
 static_assert(offsetofend(struct flagsfirst_event, newname_len) ==
 	      FLAGSFIRST_EVENT_HDR_SIZE_VER0);
 static_assert(sizeof(struct flagsfirst_rename_legacy) == 16);
-FFST_ASSERT_LAYOUT(struct flagsfirst_set);
-FFST_ASSERT_LAYOUT(struct flagsfirst_get);
-FFST_ASSERT_LAYOUT(struct flagsfirst_delete);
-FFST_ASSERT_LAYOUT(struct flagsfirst_rename);
-FFST_ASSERT_LAYOUT(struct flagsfirst_watch);
+FFST_ASSERT_LAYOUT(struct flagsfirst_set, flags, name, value, value_len,
+		   __reserved, expect_seq);
+FFST_ASSERT_LAYOUT(struct flagsfirst_get, flags, name, value, value_len,
+		   attrs, seq, owner_uid, __reserved);
+FFST_ASSERT_LAYOUT(struct flagsfirst_delete, flags, name);
+FFST_ASSERT_LAYOUT(struct flagsfirst_rename, flags, oldname, newname);
+FFST_ASSERT_LAYOUT(struct flagsfirst_watch, flags, mask);
+
+/* flagsfirst, as it describes itself to the dispatcher. */
+static const struct ffst_iface ffst_iface = {
+	.ioc_type = _IOC_TYPE(FLAGSFIRST_IOC_SET),
+	.ops = ffst_ops,
+	.nr_ops = ARRAY_SIZE(ffst_ops),
+	.nr_abi = FFST_NR_ABI,
+	.abi_version = &ffst_abi_version,
+	.check_fields = FLAGSFIRST_CHECK_FIELDS,
+};
+
+/* At load, before the device exists: a table the dispatcher cannot use. */
+int ffst_ioctl_init(void)
+{
+	return ffst_iface_check(&ffst_iface);
+}
 
 /*
  * RENAME_LEGACY is the one ioctl outside the discipline (no flags, no
@@ -338,5 +340,5 @@ long ffst_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	if (cmd == FLAGSFIRST_IOC_RENAME_LEGACY)
 		return ffst_rename_legacy(file, (void __user *)arg);
-	return ffst_dispatch(file, cmd, arg);
+	return ffst_dispatch(&ffst_iface, file, cmd, arg);
 }

@@ -1,21 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/*
- * flagsfirst: what the dispatcher (dispatch.h) needs to know of this
- * interface's operations, and their predicates for KUnit.
- */
+/* flagsfirst: its table of operations and their predicates, for KUnit. */
 #ifndef _FLAGSFIRST_IOCTL_H
 #define _FLAGSFIRST_IOCTL_H
 
 #include <linux/flagsfirst.h>
 
+#include "dispatch.h"
 #include "flagsfirst.h"
-
-/* The biggest struct an op may have (GET: 48); see FFST_ASSERT_LAYOUT(). */
-#define FFST_ARGS_SIZE		64
 
 /* ioctl numbers 0x00 (SET) to 0x05 (WATCH); a hole has no handler */
 #define FFST_NR_OPS		6
-#define FFST_IOC_TYPE		_IOC_TYPE(FLAGSFIRST_IOC_SET)
+
+/* The table of ops, for the KUnit module. */
+extern const struct ffst_op ffst_ops[FFST_NR_OPS];
 
 #if IS_ENABLED(CONFIG_KUNIT)
 int ffst_name_len_check(long len, bool may_be_empty);

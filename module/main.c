@@ -86,11 +86,9 @@ static int __init ffst_init(void)
 {
 	int err;
 
-	if (ffst_abi_version > FFST_ABI_LATEST) {
-		pr_err("abi_version=%u: this module knows 0 to %u\n",
-		       ffst_abi_version, FFST_ABI_LATEST);
-		return -EINVAL;
-	}
+	err = ffst_ioctl_init();
+	if (err)
+		return err;
 	err = ffst_table_init();
 	if (err)
 		return err;

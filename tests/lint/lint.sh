@@ -106,6 +106,18 @@ while read -r kver kdir root; do
 		 >$out/build.log 2>&1; rc=\$?; grep -v 'Skipping BTF' $out/build.log; exit \$rc"
 done <"$kernels"
 
+# The generic core's build-time rules: each broken table or struct fails
+# with its own message (against the first kernel built on the host).
+kdir=$(awk '$3 == "-" { print $2; exit }' "$kernels")
+check "broken op tables and structs fail the build, each with its rule" \
+	tests/lint/broken-tables.sh "$kdir"
+# The generic core includes nothing of flagsfirst's own: a generated
+# interface receives it renamed and nothing else.
+check "the generic core (module/dispatch.[ch]) includes nothing of flagsfirst's" bash -c \
+	"grep -nE '#include \"(ioctl|flagsfirst|table|watch)|<linux/flagsfirst.h>|ffst_ops|FLAGSFIRST_' \
+		module/dispatch.c module/dispatch.h; ! grep -rn '#include \".*\\.c\"' module/ >/dev/null ||
+		grep -rn '#include \".*\\.c\"' module/"
+
 # User space: the compilers' warnings are errors already; then cppcheck.
 check "userspace and tests build with -Wall -Wextra -Werror (-m64, -m32)" bash -c \
 	"make -s -C userspace >/dev/null && make -s -C tests KSFT_DIR=$src/tools/testing/selftests >/dev/null"
