@@ -81,9 +81,13 @@ struct ffst_iface {
 	u64 check_fields;
 };
 
-/* A condition checked as the expression is compiled, with its message. */
+/*
+ * A condition checked as the expression is compiled, with its message.
+ * __static_assert(), not static_assert(): the latter also turns the whole
+ * expanded condition into a string, which sparse cannot take.
+ */
 #define __FFST_CHECK(cond, msg)						\
-	(0 * sizeof(struct { static_assert(cond, msg); int __ffst; }))
+	(0 * sizeof(struct { __static_assert(cond, msg); int __ffst; }))
 
 /*
  * The size of field @a of struct @t if it is a fixed-size integer (__u8 to
@@ -138,7 +142,7 @@ struct ffst_iface {
  * Each rule fails the build with its own message.
  */
 #define FFST_ASSERT_LAYOUT(type, ...)					\
-	static_assert(0 ==						\
+	__static_assert(0 ==						\
 		__FFST_CHECK(offsetof(typeof(type), flags) == 0,	\
 			     #type ": flags must come first") +	\
 		__FFST_CHECK(__FFST_SUM(typeof(type), __VA_ARGS__) ==	\
@@ -147,7 +151,8 @@ struct ffst_iface {
 		__FFST_CHECK(sizeof(typeof(type)) % sizeof(u64) == 0,	\
 			     #type ": not a multiple of 8 bytes") + \
 		__FFST_CHECK(sizeof(typeof(type)) <= FFST_ARGS_SIZE,	\
-			     #type ": bigger than the dispatcher buffer"))
+			     #type ": bigger than the dispatcher buffer"),	\
+		#type ": its layout")
 
 /*
  * The entry of op @ioc (the ioctl's name) in a table of struct ffst_op:
