@@ -142,17 +142,25 @@ struct ffst_iface {
  * Each rule fails the build with its own message.
  */
 #define FFST_ASSERT_LAYOUT(type, ...)					\
-	__static_assert(0 ==						\
-		__FFST_CHECK(offsetof(typeof(type), flags) == 0,	\
-			     #type ": flags must come first") +	\
-		__FFST_CHECK(__FFST_SUM(typeof(type), __VA_ARGS__) ==	\
-			     sizeof(typeof(type)),			\
-			     #type ": a hole, padding, or a field unlisted or not fixed") + \
-		__FFST_CHECK(sizeof(typeof(type)) % sizeof(u64) == 0,	\
-			     #type ": not a multiple of 8 bytes") + \
-		__FFST_CHECK(sizeof(typeof(type)) <= FFST_ARGS_SIZE,	\
-			     #type ": bigger than the dispatcher buffer"),	\
-		#type ": its layout")
+	__static_assert(__FFST_FIRST(typeof(type), #type) +		\
+			__FFST_PACKED(typeof(type), #type, __VA_ARGS__) +	\
+			__FFST_WORDS(typeof(type), #type) +		\
+			__FFST_FITS(typeof(type), #type) == 0,		\
+			#type ": its layout")
+
+/* FFST_ASSERT_LAYOUT()'s rules, each for struct @t named @name. */
+#define __FFST_FIRST(t, name)						\
+	__FFST_CHECK(offsetof(t, flags) == 0,				\
+		     name ": flags must come first")
+#define __FFST_PACKED(t, name, ...)					\
+	__FFST_CHECK(__FFST_SUM(t, __VA_ARGS__) == sizeof(t),		\
+		     name ": a hole, padding, or a field unlisted or not fixed")
+#define __FFST_WORDS(t, name)						\
+	__FFST_CHECK(sizeof(t) % sizeof(u64) == 0,			\
+		     name ": not a multiple of 8 bytes")
+#define __FFST_FITS(t, name)						\
+	__FFST_CHECK(sizeof(t) <= FFST_ARGS_SIZE,			\
+		     name ": bigger than the dispatcher buffer")
 
 /*
  * The entry of op @ioc (the ioctl's name) in a table of struct ffst_op:
