@@ -87,7 +87,7 @@ struct ffst_iface {
  * expanded condition into a string, which sparse cannot take.
  */
 #define __FFST_CHECK(cond, msg)						\
-	(0 * sizeof(struct { __static_assert(cond, msg); int __ffst; }))
+	(0 * sizeof(struct { __static_assert(cond, msg); int __checked; }))
 
 /*
  * The size of field @a of struct @t if it is a fixed-size integer (__u8 to
