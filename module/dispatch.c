@@ -30,6 +30,7 @@ static int ffst_args_from_user(union ffst_args *args,
 			       const void __user *uarg, size_t size)
 {
 	const u64 __user *src = uarg;
+	u64 *dst = args->words;	/* a pointer: no bounds check with uaccess on */
 	size_t i;
 
 	if (size % sizeof(u64))
@@ -37,7 +38,7 @@ static int ffst_args_from_user(union ffst_args *args,
 	if (!user_read_access_begin(src, size))
 		return -EFAULT;
 	for (i = 0; i < size / sizeof(u64); i++)
-		unsafe_get_user(args->words[i], &src[i], efault);
+		unsafe_get_user(dst[i], &src[i], efault);
 	user_read_access_end();
 	return 0;
 efault:
