@@ -3275,24 +3275,32 @@ static void *blocking_read(void *arg)
 	return NULL;
 }
 
-/* Whether thread @tid of this process sleeps. */
-static bool sleeping(pid_t tid)
+/* The state letter in /proc's stat file @path (R, S, D, ...), or 0. */
+static char state_of(const char *path)
 {
-	char path[64], stat[256], *p;
-	int fd;
+	char stat[256], *p;
 	ssize_t n;
+	int fd;
 
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
 	fd = open(path, O_RDONLY);
 	if (fd < 0)
-		return false;
+		return 0;
 	n = read(fd, stat, sizeof(stat) - 1);
 	close(fd);
 	if (n <= 0)
-		return false;
+		return 0;
 	stat[n] = '\0';
 	p = strrchr(stat, ')');
-	return p && p[1] == ' ' && p[2] == 'S';
+	return p && p[1] == ' ' ? p[2] : 0;
+}
+
+/* Whether thread @tid of this process sleeps. */
+static bool sleeping(pid_t tid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	return state_of(path) == 'S';
 }
 
 TEST_F(events, a_nonblocking_read_does_not_wait_behind_a_blocked_reader)
@@ -3809,21 +3817,10 @@ static pid_t walker(int cpu)
 /* The state letter of process @pid, or 0. */
 static char proc_state(pid_t pid)
 {
-	char path[64], stat[256], *p;
-	ssize_t n;
-	int fd;
+	char path[64];
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return 0;
-	n = read(fd, stat, sizeof(stat) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	stat[n] = '\0';
-	p = strrchr(stat, ')');
-	return p && p[1] == ' ' ? p[2] : 0;
+	return state_of(path);
 }
 
 #define KILL_WALKERS	8
