@@ -247,12 +247,12 @@ static void read_param(const char *name, char *buf, size_t len)
 #define STATS		"/sys/kernel/debug/flagsfirst/stats"
 #define CGROUP		"/sys/fs/cgroup"
 
-/* One figure of the module's own accounting (debugfs), or -1. */
-static long read_stat(const char *key)
+/* The value of @key in a file of "key value" lines at @path, or -1. */
+static long read_key(const char *path, const char *key)
 {
 	char line[128], name[64];
 	long value = -1, v;
-	FILE *f = fopen(STATS, "r");
+	FILE *f = fopen(path, "r");
 
 	if (!f)
 		return -1;
@@ -261,6 +261,12 @@ static long read_stat(const char *key)
 			value = v;
 	fclose(f);
 	return value;
+}
+
+/* One figure of the module's own accounting (debugfs), or -1. */
+static long read_stat(const char *key)
+{
+	return read_key(STATS, key);
 }
 
 static int write_file(const char *path, const char *value)
@@ -2293,17 +2299,9 @@ static long cg_current(const char *cg)
 /* The count @event of @cg's memory.events, or -1. */
 static long cg_event(const char *cg, const char *event)
 {
-	char buf[2 * CG_PATH], line[64], name[32];
-	long value = -1, v;
-	FILE *f = fopen(cg_file(buf, cg, "memory.events"), "r");
+	char buf[2 * CG_PATH];
 
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%31s %ld", name, &v) == 2 && !strcmp(name, event))
-			value = v;
-	fclose(f);
-	return value;
+	return read_key(cg_file(buf, cg, "memory.events"), event);
 }
 
 /*
