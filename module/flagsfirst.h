@@ -74,6 +74,12 @@ struct ffst_entry {
 	char name[];			/* name_len bytes and a NUL, then own's bytes */
 };
 
+/* What @e's allocation takes (struct ffst_value's @home_mem). */
+static inline size_t ffst_entry_mem(const struct ffst_entry *e)
+{
+	return e->own.home_mem;
+}
+
 /* The entry whose allocation holds @v's bytes. */
 static inline struct ffst_entry *ffst_value_home(const struct ffst_value *v)
 {
@@ -114,14 +120,31 @@ extern unsigned long ffst_max_bytes_per_uid;
 extern unsigned int ffst_max_watches_per_uid;
 extern unsigned int ffst_max_queued_events;
 
-/* table.c */
-int ffst_table_init(void);
-void ffst_table_destroy(void);
+/* entry.c */
 struct ffst_entry *ffst_entry_alloc(const char *name, u32 name_len,
 				    u32 value_len);
-kuid_t ffst_payer(kuid_t uid);
 void ffst_entry_free(struct ffst_entry *e);
 void ffst_entry_put(struct ffst_entry *e);
+void ffst_entry_retire(struct ffst_entry *e, struct ffst_value *val);
+void ffst_entry_adopt(struct ffst_entry *e, struct ffst_value *val);
+long ffst_entry_allocated(void);
+void ffst_mem_use(struct ffst_entry *e, unsigned int reasons);
+void ffst_mem_leave(struct ffst_entry *e, const struct ffst_value *v);
+size_t ffst_mem_freed(const struct ffst_entry *e,
+		      const struct ffst_value *v, kuid_t uid, size_t *mine);
+
+/*
+ * table.c.  It tells one listener of its changes, set at init: watch.c's
+ * ffst_notify(), given the list of the watchers published with
+ * ffst_table_watch(), under the table's lock.  The table knows nothing
+ * else of watchers.
+ */
+typedef void ffst_notify_fn(struct list_head *watchers, u16 type, u64 seq,
+			    const char *name, u32 name_len,
+			    const char *newname, u32 newname_len);
+
+int ffst_table_init(ffst_notify_fn *notify);
+void ffst_table_destroy(void);
 int ffst_table_read(const char *name, u32 name_len, u32 want, u8 *small,
 		    struct ffst_view *view);
 int ffst_table_set(struct ffst_entry *new, u64 flags, u64 expect_seq);
@@ -129,16 +152,25 @@ int ffst_table_delete(const char *name, u32 name_len);
 long ffst_table_delete_all(void);
 int ffst_table_rename(const char *oldname, u32 oldlen,
 		      const char *newname, u32 newlen, u64 flags);
-void ffst_table_debugfs(struct dentry *dir);
 int ffst_table_watch_charge(kuid_t uid);
 int ffst_table_watch(struct list_head *watch);
 void ffst_table_unwatch(struct list_head *watch, kuid_t uid);
 
+/* What the debugfs stats show of the table (main.c). */
+struct ffst_table_stats {
+	unsigned int entries;
+	size_t bytes;
+	u64 seq;
+	unsigned int uids;
+	long allocated;
+	unsigned long memory;
+};
+
+void ffst_table_stats(struct ffst_table_stats *s);
+
 /* watch.c */
 int ffst_watch_create(u64 mask, u64 flags);
-void ffst_notify(struct list_head *watches, u16 type, u64 seq,
-		 const char *name, u32 name_len,
-		 const char *newname, u32 newname_len);
+ffst_notify_fn ffst_notify;
 long ffst_watch_records(void);
 
 /* ioctl.c */

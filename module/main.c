@@ -7,6 +7,7 @@
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
+#include <linux/seq_file.h>
 
 #include "flagsfirst.h"
 
@@ -82,6 +83,25 @@ static struct miscdevice ffst_misc = {
 
 static struct dentry *ffst_debugfs;
 
+/*
+ * The table's accounting, for tests that check it against the table.
+ * bytes: what the limits count; allocated: what the entries' (and moved
+ * values' homes') allocations take; memory: that and the hash table's
+ * buckets; records: watch records queued on all fds.
+ */
+static int ffst_stats_show(struct seq_file *m, void *unused)
+{
+	struct ffst_table_stats s;
+
+	ffst_table_stats(&s);
+	seq_printf(m, "entries %u\nbytes %zu\nseq %llu\nuids %u\n",
+		   s.entries, s.bytes, s.seq, s.uids);
+	seq_printf(m, "allocated %ld\nmemory %lu\nrecords %ld\n",
+		   s.allocated, s.memory, ffst_watch_records());
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(ffst_stats);
+
 static int __init ffst_init(void)
 {
 	int err;
@@ -89,7 +109,7 @@ static int __init ffst_init(void)
 	err = ffst_ioctl_init();
 	if (err)
 		return err;
-	err = ffst_table_init();
+	err = ffst_table_init(ffst_notify);
 	if (err)
 		return err;
 	err = misc_register(&ffst_misc);
@@ -99,7 +119,7 @@ static int __init ffst_init(void)
 	}
 	/* debugfs is optional: errors there are not ours to report */
 	ffst_debugfs = debugfs_create_dir(KBUILD_MODNAME, NULL);
-	ffst_table_debugfs(ffst_debugfs);
+	debugfs_create_file("stats", 0444, ffst_debugfs, NULL, &ffst_stats_fops);
 	return 0;
 }
 

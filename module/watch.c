@@ -20,6 +20,7 @@
 #include <linux/flagsfirst.h>
 
 #include "flagsfirst.h"
+#include "quota.h"
 
 struct ffst_event {
 	struct list_head node;

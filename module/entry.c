@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * flagsfirst: an entry's allocation -- its size, its life (references,
+ * RCU) and why the byte limits count it (its reasons, charged through
+ * quota.c to its payer).
+ */
+
+#include <linux/mm.h>
+#include <linux/rcupdate.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include <linux/flagsfirst.h>
+
+#include "flagsfirst.h"
+#include "quota.h"
+
+/* What the entries' allocations take, for the debugfs stats. */
+static atomic_long_t ffst_nr_mem = ATOMIC_LONG_INIT(0);
+
+long ffst_entry_allocated(void)
+{
+	return atomic_long_read(&ffst_nr_mem);
+}
+
+/*
+ * name[] begins at its offset, inside the padding that rounds sizeof(struct
+ * ffst_entry) up to 8 bytes: struct_size() would count those bytes again.
+ * Both lengths are bounded (FLAGSFIRST_NAME_MAX, FLAGSFIRST_VALUE_MAX).
+ */
+static_assert(FLAGSFIRST_NAME_MAX <= U16_MAX);	/* ffst_entry.name_len */
+
+static size_t ffst_entry_size(u32 name_len, u32 value_len)
+{
+	return offsetof(struct ffst_entry, name) + name_len + 1 + value_len;
+}
+
+/*
+ * What an entry with a name of @name_len bytes and a value of @value_len
+ * takes, with the allocators' rounding; *@apart says whether the value
+ * gets pages of its own: when one kmalloc() of entry and value would round
+ * up by more than a page (a 64 KiB value would take 128 KiB), so that no
+ * allocation is more than a page bigger than what it holds.
+ */
+static size_t ffst_alloc_mem(u32 name_len, u32 value_len, bool *apart)
+{
+	size_t mem = kmalloc_size_roundup(ffst_entry_size(name_len, value_len));
+
+	*apart = mem > (size_t)value_len + PAGE_SIZE;
+	if (*apart)
+		mem = kmalloc_size_roundup(ffst_entry_size(name_len, 0)) +
+		      PAGE_ALIGN(value_len);
+	return mem;
+}
+
+/*
+ * An entry named @name holding a new value of @value_len bytes, its own,
+ * which the caller fills: one reference for the table, one for @val.
+ * Charged to the caller's memory cgroup, as everything it creates.
+ */
+struct ffst_entry *ffst_entry_alloc(const char *name, u32 name_len,
+				    u32 value_len)
+{
+	struct ffst_entry *e;
+	size_t mem;
+	bool apart;
+
+	mem = ffst_alloc_mem(name_len, value_len, &apart);
+	e = kmalloc(ffst_entry_size(name_len, apart ? 0 : value_len),
+		    GFP_KERNEL_ACCOUNT);
+	if (!e)
+		return NULL;
+	e->own.data = (u8 *)e->name + name_len + 1;
+	if (apart) {
+		e->own.data = __vmalloc(value_len, GFP_KERNEL_ACCOUNT);
+		if (!e->own.data) {
+			kfree(e);
+			return NULL;
+		}
+	}
+	refcount_set(&e->ref, 2);
+	e->seq = 0;
+	e->doomed = 0;
+	e->in_use = 0;
+	e->own.owner = GLOBAL_ROOT_UID;
+	e->own.payer = GLOBAL_ROOT_UID;
+	e->own.attrs = 0;
+	e->own.len = value_len;
+	e->own.home_mem = mem;
+	RCU_INIT_POINTER(e->val, &e->own);
+	e->name_len = name_len;
+	memcpy(e->name, name, name_len);
+	e->name[name_len] = '\0';
+	atomic_long_add(mem, &ffst_nr_mem);
+	return e;
+}
+
+static void ffst_entry_kfree(struct ffst_entry *e)
+{
+	if (is_vmalloc_addr(e->own.data))
+		vfree(e->own.data);
+	kfree(e);
+}
+
+static void ffst_entry_free_rcu(struct rcu_head *rcu)
+{
+	ffst_entry_kfree(container_of(rcu, struct ffst_entry, rcu));
+}
+
+/* Frees an entry that was never published. */
+void ffst_entry_free(struct ffst_entry *e)
+{
+	atomic_long_sub(ffst_entry_mem(e), &ffst_nr_mem);
+	ffst_entry_kfree(e);
+}
+
+void ffst_entry_put(struct ffst_entry *e)
+{
+	if (!refcount_dec_and_test(&e->ref))
+		return;
+	atomic_long_sub(ffst_entry_mem(e), &ffst_nr_mem);
+	/* ffst_table_destroy() waits for these callbacks (rcu_barrier()) */
+	if (is_vmalloc_addr(e->own.data))
+		call_rcu(&e->rcu, ffst_entry_free_rcu);
+	else
+		kfree_rcu(e, rcu);
+}
+
+/*
+ * Lets go of @e once it is out of the table: its table reference and the
+ * one it holds on its value's home.
+ */
+void ffst_entry_retire(struct ffst_entry *e, struct ffst_value *val)
+{
+	struct ffst_entry *home = ffst_value_home(val);
+
+	ffst_entry_put(e);
+	ffst_entry_put(home);
+}
+
+/*
+ * Makes @e, a new entry allocated with no value of its own, take over
+ * @val, with the reference on @val's home that went with it: RENAME moves
+ * a value without a copy.  Its own allocation is counted against @val's
+ * payer.
+ */
+void ffst_entry_adopt(struct ffst_entry *e, struct ffst_value *val)
+{
+	RCU_INIT_POINTER(e->val, val);
+	refcount_set(&e->ref, 1);	/* its own (empty) value is nobody's */
+	e->own.owner = val->owner;
+	e->own.payer = val->payer;
+}
+
+/*
+ * The byte limits count an allocation once, against its entry's @own.payer,
+ * for as long as it has a reason to be (struct ffst_entry's @in_use).  A
+ * new entry starts with its @reasons; each ffst_mem_unuse() drops one, and
+ * the charge goes with the last.
+ */
+void ffst_mem_use(struct ffst_entry *e, unsigned int reasons)
+{
+	e->in_use = reasons;
+	ffst_account_charge(e->own.payer, ffst_entry_mem(e));
+}
+
+/* Returns the memory @e stops being charged, if that was its last reason. */
+static size_t ffst_mem_unuse(struct ffst_entry *e)
+{
+	if (WARN_ON_ONCE(!e->in_use))	/* a reason dropped twice */
+		return 0;
+	return --e->in_use ? 0 : ffst_entry_mem(e);
+}
+
+/*
+ * @e leaves the table and, unless @v is NULL (RENAME keeps it), with it its
+ * value @v: each loses the reason it gave its allocation (@e its own, @v
+ * its home's), and an allocation left with none is no longer charged.
+ */
+void ffst_mem_leave(struct ffst_entry *e, const struct ffst_value *v)
+{
+	ffst_account_uncharge(e->own.payer, ffst_mem_unuse(e));
+	if (v) {
+		struct ffst_entry *home = ffst_value_home(v);
+
+		ffst_account_uncharge(home->own.payer, ffst_mem_unuse(home));
+	}
+}
+
+/*
+ * What ffst_mem_leave(@e, @v) would stop charging, for the limit checks
+ * before a change: the total, and *@mine, the part charged to @uid.  Each
+ * entry is looked at alone, so a change that takes two reasons from one
+ * allocation (a RENAME over the entry it exchanged values with) is told
+ * less than it frees: the checks may refuse it, never admit too much.
+ */
+size_t ffst_mem_freed(const struct ffst_entry *e, const struct ffst_value *v,
+		      kuid_t uid, size_t *mine)
+{
+	const struct ffst_entry *home = v ? ffst_value_home(v) : NULL;
+	unsigned int reasons = home == e ? 2 : 1;	/* that @e loses */
+	size_t freed = 0;
+
+	if (e->in_use == reasons) {
+		freed += ffst_entry_mem(e);
+		if (uid_eq(e->own.payer, uid))
+			*mine += ffst_entry_mem(e);
+	}
+	if (home && home != e && home->in_use == 1) {
+		freed += ffst_entry_mem(home);
+		if (uid_eq(home->own.payer, uid))
+			*mine += ffst_entry_mem(home);
+	}
+	return freed;
+}

@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * flagsfirst: the limits' accounting.  The table's limits (max_entries,
+ * max_bytes) count everything; the per-user ones (max_entries_per_uid,
+ * max_bytes_per_uid, max_watches_per_uid) count by payer (ffst_payer()).
+ * The table serialises every call with its writers' lock.
+ */
+
+#include <linux/capability.h>
+#include <linux/cred.h>
+#include <linux/hashtable.h>
+#include <linux/lockdep.h>
+#include <linux/slab.h>
+#include <linux/user_namespace.h>
+
+#include "flagsfirst.h"
+#include "quota.h"
+
+/*
+ * What one payer has in the table and how many watch fds it holds.  It
+ * exists while any of the three is non-zero.
+ */
+struct ffst_quota {
+	struct hlist_node node;
+	kuid_t uid;
+	unsigned int entries;		/* max_entries_per_uid */
+	unsigned int watches;		/* max_watches_per_uid */
+	size_t bytes;			/* max_bytes_per_uid */
+};
+
+static struct {
+	struct mutex *lock;		/* the caller's, held for every call */
+	unsigned int nr_entries;	/* max_entries */
+	size_t nr_bytes;		/* max_bytes */
+	DECLARE_HASHTABLE(quotas, 6);	/* struct ffst_quota by uid */
+} ffst_account;
+
+void ffst_account_init(struct mutex *lock)
+{
+	ffst_account.lock = lock;
+	hash_init(ffst_account.quotas);
+}
+
+void ffst_account_destroy(void)
+{
+	struct ffst_quota *q;
+	struct hlist_node *n;
+	int bkt;
+
+	hash_for_each_safe(ffst_account.quotas, bkt, n, q, node)
+		kfree(q);
+}
+
+/*
+ * Whom the per-user limits charge for @uid acting in the caller's user
+ * namespace, as the kernel's ucounts charge inotify's instances: a uid of
+ * the initial namespace, itself; a uid of any other, the uid of the
+ * initial namespace that created its outermost namespace, through every
+ * level.  Each level would count what the levels below it create, under
+ * the same limits, so the initial namespace's level is the one that binds:
+ * a login's subordinate uids share its shares instead of multiplying them.
+ */
+kuid_t ffst_payer(kuid_t uid)
+{
+	const struct user_namespace *ns = current_user_ns();
+
+	if (ns == &init_user_ns)
+		return uid;
+	while (ns->parent != &init_user_ns)
+		ns = ns->parent;
+	return ns->owner;
+}
+
+static struct ffst_quota *ffst_quota_find(kuid_t uid)
+{
+	struct ffst_quota *q;
+
+	lockdep_assert_held(ffst_account.lock);
+	hash_for_each_possible(ffst_account.quotas, q, node, __kuid_val(uid))
+		if (uid_eq(q->uid, uid))
+			return q;
+	return NULL;
+}
+
+/*
+ * @uid's record, made if it has none yet: from *@spare if the caller
+ * brought one, else without waiting.  Nothing under the table's lock may
+ * reclaim memory, or every writer would wait for the caller's memory
+ * cgroup: NULL tells the caller to unlock, bring a spare
+ * (ffst_account_spare()) and try again, as xas_nomem() does.
+ */
+static struct ffst_quota *ffst_quota_get(kuid_t uid, struct ffst_quota **spare)
+{
+	struct ffst_quota *q = ffst_quota_find(uid);
+
+	if (q)
+		return q;
+	q = *spare;
+	*spare = NULL;
+	if (!q)
+		q = kzalloc(sizeof(*q), GFP_NOWAIT | __GFP_ACCOUNT | __GFP_NOWARN);
+	if (!q)
+		return NULL;
+	q->uid = uid;
+	hash_add(ffst_account.quotas, &q->node, __kuid_val(uid));
+	return q;
+}
+
+/* A record for ffst_quota_get(), allocated with no lock held. */
+int ffst_account_spare(struct ffst_quota **spare)
+{
+	*spare = kzalloc(sizeof(**spare), GFP_KERNEL_ACCOUNT);
+	return *spare ? 0 : -ENOMEM;
+}
+
+void ffst_account_spare_free(struct ffst_quota *spare)
+{
+	kfree(spare);
+}
+
+/* Frees @q once its uid has nothing left here. */
+static void ffst_quota_release(struct ffst_quota *q)
+{
+	if (q->entries || q->watches || q->bytes)
+		return;
+	hash_del(&q->node);
+	kfree(q);
+}
+
+/* Rule 8 for a new entry of @mem bytes, and the entry limits. */
+int ffst_account_may_create(kuid_t payer, size_t mem)
+{
+	const struct ffst_quota *q;
+	int err;
+
+	lockdep_assert_held(ffst_account.lock);
+	if (ffst_account.nr_entries >= READ_ONCE(ffst_max_entries))
+		return -ENOSPC;
+	err = ffst_account_may_grow(payer, mem, mem);
+	if (err)
+		return err;
+	q = ffst_quota_find(payer);
+	/* No record yet is 0 entries: max_entries_per_uid=0 allows none. */
+	if ((q ? q->entries : 0) >= READ_ONCE(ffst_max_entries_per_uid) &&
+	    !capable(CAP_SYS_RESOURCE))
+		return -EDQUOT;
+	return 0;
+}
+
+/*
+ * Rule 8 for a change that adds @table bytes to the table and @mine to
+ * @payer's share (either may be negative: shrinking is always allowed).
+ */
+int ffst_account_may_grow(kuid_t payer, ssize_t table, ssize_t mine)
+{
+	const struct ffst_quota *q = ffst_quota_find(payer);
+
+	if (table > 0 &&
+	    ffst_account.nr_bytes + table > READ_ONCE(ffst_max_bytes))
+		return -ENOSPC;
+	if (mine > 0 &&
+	    (q ? q->bytes : 0) + mine > READ_ONCE(ffst_max_bytes_per_uid) &&
+	    !capable(CAP_SYS_RESOURCE))
+		return -EDQUOT;
+	return 0;
+}
+
+/* Counts an entry, once ffst_account_may_create() allowed it. */
+int ffst_account_add_entry(kuid_t payer, struct ffst_quota **spare)
+{
+	struct ffst_quota *q = ffst_quota_get(payer, spare);
+
+	if (!q)
+		return -EAGAIN;
+	q->entries++;
+	ffst_account.nr_entries++;
+	return 0;
+}
+
+/* A record that must exist: the caller counted something against it. */
+static struct ffst_quota *ffst_quota_held(kuid_t uid)
+{
+	struct ffst_quota *q = ffst_quota_find(uid);
+
+	WARN_ON_ONCE(!q);
+	return q;
+}
+
+void ffst_account_del_entry(kuid_t payer)
+{
+	struct ffst_quota *q = ffst_quota_held(payer);
+
+	ffst_account.nr_entries--;
+	if (!q)
+		return;
+	q->entries--;
+	ffst_quota_release(q);
+}
+
+/* Bytes, for an entry ffst_account_add_entry() counted, so a record exists. */
+void ffst_account_charge(kuid_t payer, size_t mem)
+{
+	struct ffst_quota *q = ffst_quota_held(payer);
+
+	ffst_account.nr_bytes += mem;
+	if (q)
+		q->bytes += mem;
+}
+
+void ffst_account_uncharge(kuid_t payer, size_t mem)
+{
+	struct ffst_quota *q;
+
+	if (!mem)
+		return;
+	q = ffst_quota_held(payer);
+	ffst_account.nr_bytes -= mem;
+	if (!q)
+		return;
+	q->bytes -= mem;
+	ffst_quota_release(q);
+}
+
+/*
+ * Counts a new watch fd against @uid's max_watches_per_uid, before it is
+ * made: EMFILE past it, as inotify_init1() past max_user_instances.
+ */
+int ffst_account_add_watch(kuid_t uid, struct ffst_quota **spare)
+{
+	struct ffst_quota *q = ffst_quota_find(uid);
+
+	if ((q ? q->watches : 0) >= READ_ONCE(ffst_max_watches_per_uid) &&
+	    !capable(CAP_SYS_RESOURCE))
+		return -EMFILE;
+	q = ffst_quota_get(uid, spare);
+	if (!q)
+		return -EAGAIN;
+	q->watches++;
+	return 0;
+}
+
+void ffst_account_del_watch(kuid_t uid)
+{
+	struct ffst_quota *q = ffst_quota_held(uid);
+
+	if (!q)
+		return;
+	q->watches--;
+	ffst_quota_release(q);
+}
+
+void ffst_account_stats(struct ffst_account_stats *s)
+{
+	struct ffst_quota *q;
+	unsigned int bkt;
+
+	lockdep_assert_held(ffst_account.lock);
+	s->entries = ffst_account.nr_entries;
+	s->bytes = ffst_account.nr_bytes;
+	s->uids = 0;
+	hash_for_each(ffst_account.quotas, bkt, q, node)
+		s->uids++;
+}

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * flagsfirst: the limits' accounting -- what the table holds in all, and
+ * what each payer has in it.  It keeps its own state and knows nothing of
+ * entries: the table calls it, under the lock it names to
+ * ffst_account_init(), with a payer and a number of bytes.
+ */
+#ifndef _FLAGSFIRST_QUOTA_H
+#define _FLAGSFIRST_QUOTA_H
+
+#include <linux/mutex.h>
+#include <linux/types.h>
+#include <linux/uidgid.h>
+
+struct ffst_quota;
+
+void ffst_account_init(struct mutex *lock);
+void ffst_account_destroy(void);
+kuid_t ffst_payer(kuid_t uid);
+
+/* Checks: 0, -ENOSPC (the table's limits) or -EDQUOT (the payer's). */
+int ffst_account_may_create(kuid_t payer, size_t mem);
+int ffst_account_may_grow(kuid_t payer, ssize_t table, ssize_t mine);
+
+/* Changes.  -EAGAIN: unlock, ffst_account_spare(), lock and try again. */
+int ffst_account_add_entry(kuid_t payer, struct ffst_quota **spare);
+void ffst_account_del_entry(kuid_t payer);
+void ffst_account_charge(kuid_t payer, size_t mem);
+void ffst_account_uncharge(kuid_t payer, size_t mem);
+int ffst_account_add_watch(kuid_t uid, struct ffst_quota **spare);
+void ffst_account_del_watch(kuid_t uid);
+int ffst_account_spare(struct ffst_quota **spare);
+void ffst_account_spare_free(struct ffst_quota *spare);
+
+/* For the debugfs stats. */
+struct ffst_account_stats {
+	unsigned int entries;
+	size_t bytes;
+	unsigned int uids;
+};
+
+void ffst_account_stats(struct ffst_account_stats *s);
+
+#endif /* _FLAGSFIRST_QUOTA_H */
