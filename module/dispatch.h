@@ -49,7 +49,8 @@ struct ffst_op_abi {
  *	NULL if none
  * @handler: the operation on @file, called once every generic rule has
  *	passed, with the caller's struct (@uarg, @usize bytes) copied in @args
- *	(the op's own struct, zero-extended to the module's size)
+ *	(the op's own struct, zero-extended to the module's size); written as
+ *	a function of that struct and made an entry by FFST_HANDLER()
  *
  * Write an entry with FFST_OP(), which checks it as it compiles.
  */
@@ -177,6 +178,20 @@ struct ffst_iface {
 		.args_valid = (valid),					\
 		.handler = (fn),					\
 	}
+
+/*
+ * Defines @fn_op, the table's handler for @fn, which takes its op's own
+ * struct: "static long fn(struct file *, @type *, void __user *, size_t)".
+ * A handler of another struct fails the build (incompatible pointer
+ * types); @fn_op hands it the dispatcher's copy, and the compiler makes
+ * the two one function.
+ */
+#define FFST_HANDLER(fn, type)						\
+static long fn##_op(struct file *file, void *args, void __user *uarg,	\
+		    size_t usize)					\
+{									\
+	return fn(file, (type *)args, uarg, usize);			\
+}
 
 /* An op's ABI entries when it has not changed since ABI 0. */
 #define FFST_EVERY_ABI(nr_abi, size, valid)				\

@@ -73,10 +73,9 @@ VISIBLE_IF_KUNIT bool ffst_set_args_valid(const void *args, size_t usize)
 }
 EXPORT_SYMBOL_IF_KUNIT(ffst_set_args_valid);
 
-static long ffst_set(struct file *file, void *args, void __user *uarg,
-		     size_t usize)
+static long ffst_set(struct file *file, struct flagsfirst_set *set,
+		     void __user *uarg, size_t usize)
 {
-	const struct flagsfirst_set *set = args;
 	char name[FLAGSFIRST_NAME_MAX + 1] __uninitialized;
 	struct ffst_entry *e;
 	int len, err;
@@ -108,10 +107,11 @@ err_free_entry:
 	return err;
 }
 
-static long ffst_get(struct file *file, void *args, void __user *uarg,
-		     size_t usize)
+FFST_HANDLER(ffst_set, struct flagsfirst_set)
+
+static long ffst_get(struct file *file, struct flagsfirst_get *get,
+		     void __user *uarg, size_t usize)
 {
-	struct flagsfirst_get *get = args;
 	char name[FLAGSFIRST_NAME_MAX + 1] __uninitialized;
 	void __user *ubuf = u64_to_user_ptr(get->value);
 	u8 small[FFST_SMALL_VALUE] __uninitialized;	/* up to view.value_len */
@@ -148,10 +148,11 @@ static long ffst_get(struct file *file, void *args, void __user *uarg,
 	return err;
 }
 
-static long ffst_delete(struct file *file, void *args, void __user *uarg,
-			size_t usize)
+FFST_HANDLER(ffst_get, struct flagsfirst_get)
+
+static long ffst_delete(struct file *file, struct flagsfirst_delete *del,
+			void __user *uarg, size_t usize)
 {
-	const struct flagsfirst_delete *del = args;
 	bool all = del->flags & FLAGSFIRST_DELETE_ALL;
 	char name[FLAGSFIRST_NAME_MAX + 1] __uninitialized;
 	int len;
@@ -165,6 +166,8 @@ static long ffst_delete(struct file *file, void *args, void __user *uarg,
 	return ffst_table_delete(name, len);
 }
 
+FFST_HANDLER(ffst_delete, struct flagsfirst_delete)
+
 VISIBLE_IF_KUNIT bool ffst_rename_args_valid(const void *args, size_t usize)
 {
 	const struct flagsfirst_rename *rename = args;
@@ -175,10 +178,9 @@ VISIBLE_IF_KUNIT bool ffst_rename_args_valid(const void *args, size_t usize)
 }
 EXPORT_SYMBOL_IF_KUNIT(ffst_rename_args_valid);
 
-static long ffst_rename(struct file *file, void *args, void __user *uarg,
-			size_t usize)
+static long ffst_rename(struct file *file, struct flagsfirst_rename *rename,
+			void __user *uarg, size_t usize)
 {
-	const struct flagsfirst_rename *rename = args;
 	char oldname[FLAGSFIRST_NAME_MAX + 1] __uninitialized;
 	char newname[FLAGSFIRST_NAME_MAX + 1] __uninitialized;
 	int oldlen, newlen;
@@ -192,6 +194,8 @@ static long ffst_rename(struct file *file, void *args, void __user *uarg,
 	return ffst_table_rename(oldname, oldlen, newname, newlen,
 				 rename->flags);
 }
+
+FFST_HANDLER(ffst_rename, struct flagsfirst_rename)
 
 /*
  * The mistake the other operations avoid: no flags, no size, no future.
@@ -221,13 +225,13 @@ VISIBLE_IF_KUNIT bool ffst_watch_args_valid(const void *args, size_t usize)
 }
 EXPORT_SYMBOL_IF_KUNIT(ffst_watch_args_valid);
 
-static long ffst_watch(struct file *file, void *args, void __user *uarg,
-		       size_t usize)
+static long ffst_watch(struct file *file, struct flagsfirst_watch *watch,
+		       void __user *uarg, size_t usize)
 {
-	const struct flagsfirst_watch *watch = args;
-
 	return ffst_watch_create(watch->mask, watch->flags);
 }
+
+FFST_HANDLER(ffst_watch, struct flagsfirst_watch)
 
 static const struct flagsfirst_set ffst_set_fields = {
 	.name = ~0ULL,
@@ -268,27 +272,28 @@ static const struct ffst_op_abi ffst_set_abi[FFST_NR_ABI] = {
 const struct ffst_op ffst_ops[FFST_NR_OPS] = {
 	FFST_OP(FLAGSFIRST_IOC_SET,
 		FLAGSFIRST_SET_SIZE_VER0, ffst_set_abi, &ffst_set_fields,
-		true, ffst_set_args_valid, ffst_set),
+		true, ffst_set_args_valid, ffst_set_op),
 	FFST_OP(FLAGSFIRST_IOC_GET,
 		FLAGSFIRST_GET_SIZE_VER0,
 		FFST_EVERY_ABI(FFST_NR_ABI, sizeof(struct flagsfirst_get),
 			       FLAGSFIRST_GET_FLAGS),
-		&ffst_get_fields, false, NULL, ffst_get),
+		&ffst_get_fields, false, NULL, ffst_get_op),
 	FFST_OP(FLAGSFIRST_IOC_DELETE,
 		FLAGSFIRST_DELETE_SIZE_VER0,
 		FFST_EVERY_ABI(FFST_NR_ABI, sizeof(struct flagsfirst_delete),
 			       FLAGSFIRST_DELETE_FLAGS),
-		&ffst_delete_fields, true, NULL, ffst_delete),
+		&ffst_delete_fields, true, NULL, ffst_delete_op),
 	FFST_OP(FLAGSFIRST_IOC_RENAME,
 		FLAGSFIRST_RENAME_SIZE_VER0,
 		FFST_EVERY_ABI(FFST_NR_ABI, sizeof(struct flagsfirst_rename),
 			       FLAGSFIRST_RENAME_FLAGS),
-		&ffst_rename_fields, true, ffst_rename_args_valid, ffst_rename),
+		&ffst_rename_fields, true, ffst_rename_args_valid,
+		ffst_rename_op),
 	FFST_OP(FLAGSFIRST_IOC_WATCH,
 		FLAGSFIRST_WATCH_SIZE_VER0,
 		FFST_EVERY_ABI(FFST_NR_ABI, sizeof(struct flagsfirst_watch),
 			       FLAGSFIRST_WATCH_FLAGS),
-		&ffst_watch_fields, false, ffst_watch_args_valid, ffst_watch),
+		&ffst_watch_fields, false, ffst_watch_args_valid, ffst_watch_op),
 };
 EXPORT_SYMBOL_IF_KUNIT(ffst_ops);
 

@@ -76,21 +76,33 @@ const struct ffst_op t_ops[1] = {
 		FFST_EVERY_ABI(1, sizeof(struct t), 0), &t_fields, false, NULL),
 };
 EOF
+case_ handler-of-another-struct 'from incompatible pointer type' <<'EOF'
+struct t { __u64 flags; __u64 a; };
+struct u { __u64 flags; __u64 b; };
+static long t_handler(struct file *file, struct u *args, void __user *uarg,
+		      size_t usize)
+{
+	return 0;
+}
+FFST_HANDLER(t_handler, struct t)
+long (*t_entry)(struct file *, void *, void __user *, size_t) = t_handler_op;
+EOF
 # And a whole entry builds: the cases fail for their rule alone.
 build good <<'EOF' || { echo "a good table does not build:"; grep -m 3 error "$work/good/log"; }
 struct t { __u64 flags; __u32 a; __u32 b; };
 FFST_ASSERT_LAYOUT(struct t, flags, a, b);
 static const struct t t_fields = { .a = ~0U, .b = ~0U };
-static long t_handler(struct file *file, void *args, void __user *uarg,
+static long t_handler(struct file *file, struct t *args, void __user *uarg,
 		      size_t usize)
 {
-	return 0;
+	return args->a;
 }
+FFST_HANDLER(t_handler, struct t)
 
 const struct ffst_op t_ops[1] = {
 	FFST_OP(_IOWR('T', 0, struct t), 16,
 		FFST_EVERY_ABI(1, sizeof(struct t), 0), &t_fields, false, NULL,
-		t_handler),
+		t_handler_op),
 };
 EXPORT_SYMBOL_GPL(t_ops);
 EOF
