@@ -10,8 +10,7 @@
 #                   BENCH_AGAINST=REV also loads REV's module in turn, in
 #                   the same VM, each round with both modules' code moved
 #                   alike, and prints both modules' median ratios;
-#                   BENCH_ICOUNT=1 counts instructions instead of time;
-#                   BENCH_BLOCKS=N counts what each call costs TCG
+#                   BENCH_ICOUNT=1 counts instructions instead of time
 #   make lint       checkpatch, sparse, W=1, uapi header rules, cppcheck,
 #                   man pages, dkms and make install, each a check
 #   make install    module (modules_install), header, client, man pages;
@@ -19,7 +18,7 @@
 #   make demo       boot 6.1 (or KERNEL=...) in QEMU and take the guided tour
 #   make survey     flagsfirst survey (the kernel's own calls, probed with an
 #                   unknown bit) on every kernel of the matrix, side by side
-#   make mutate     break each rule of the module on purpose (tests/mutate/
+#   make mutate     break each rule of the module on purpose (lab/mutate/
 #                   mutants) and require the suite to notice every time
 #   make check-template  scripts/new-interface into a temporary directory:
 #                   the generated project's checks and its own make check
@@ -51,38 +50,40 @@ module:
 userspace:
 	$(MAKE) -C userspace
 
+# the suites, and make bench's program
 tests:
 	$(MAKE) -C tests
+	$(MAKE) -C lab/bench
 
 check:
-	tests/vm/run.sh check
+	lab/vm/run.sh check
 
 check-debug:
-	tests/vm/run.sh debug
+	lab/vm/run.sh debug
 
 bench:
-	tests/vm/run.sh bench
+	lab/vm/run.sh bench
 
 demo:
-	tests/vm/run.sh demo
+	lab/vm/run.sh demo
 
 check-template:
-	scripts/check-template
+	lab/check-template
 
 # flagsfirst survey on every kernel of the matrix, side by side
 survey:
-	tests/vm/run.sh survey
+	lab/vm/run.sh survey
 
-# Every mutant of tests/mutate/mutants must be killed (MUTANTS="a b" for
+# Every mutant of lab/mutate/mutants must be killed (MUTANTS="a b" for
 # some; MUTATE_SAMPLE=1 for the sample .ci/run takes)
 mutate:
-	MUTANTS="$(if $(MUTATE_SAMPLE),$(shell grep -v "^#" tests/mutate/sample),$(MUTANTS))" tests/vm/run.sh mutate
+	MUTANTS="$(if $(MUTATE_SAMPLE),$(shell grep -v "^#" lab/mutate/sample),$(MUTANTS))" lab/vm/run.sh mutate
 
 mutate-sample:
 	$(MAKE) mutate MUTATE_SAMPLE=1
 
 syz:
-	tests/syz/run.sh
+	lab/syz/run.sh
 
 # checkpatch --strict runs on module/ and uapi/ with nothing ignored.  On
 # userspace/ and tests/ it ignores the rules that are kernel-only: the
@@ -98,7 +99,7 @@ CHECKPATCH_TEST_IGNORE := $(CHECKPATCH_USER_IGNORE),COMPLEX_MACRO,SPACING
 
 lint:
 	CHECKPATCH_USER_IGNORE=$(CHECKPATCH_USER_IGNORE) \
-	CHECKPATCH_TEST_IGNORE=$(CHECKPATCH_TEST_IGNORE) tests/lint/lint.sh
+	CHECKPATCH_TEST_IGNORE=$(CHECKPATCH_TEST_IGNORE) lab/lint/lint.sh
 
 install: module userspace
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_PATH=$(DESTDIR) \
@@ -122,9 +123,10 @@ uninstall:
 clean:
 	$(MAKE) -C userspace clean
 	$(MAKE) -C tests clean
+	$(MAKE) -C lab/bench clean
 	rm -rf build
 	rm -f module/*.o module/*.ko module/*.mod module/*.mod.c \
 		module/.*.cmd module/modules.order .*.cmd Module.symvers \
-		modules.order
+		modules.order generic/module/*.o generic/module/.*.cmd
 
 .PHONY: all module userspace tests check check-debug check-template bench demo survey mutate mutate-sample syz lint install uninstall clean

@@ -19,8 +19,9 @@
 
 #include "survey.h"
 
-#define FFST_IOC_TYPE	_IOC_TYPE(FLAGSFIRST_IOC_SET)
 #include "client.h"
+
+#define FFST_IOC_TYPE	_IOC_TYPE(FLAGSFIRST_IOC_SET)
 
 static const struct flag_name set_flags[] = {
 	{ FLAGSFIRST_SET_NOREPLACE, "NOREPLACE" },
@@ -523,6 +524,18 @@ static const struct op ops[] = {
 	  watch_flags, watch_fields, raw_watch, raw_watch_done, cmd_watch },
 };
 
+/* flagsfirst, as it describes itself to the client core (client.h). */
+static const struct client client = {
+	.name = "flagsfirst",
+	.ioc_type = FFST_IOC_TYPE,
+	.check_fields = FLAGSFIRST_CHECK_FIELDS,
+	.ops = ops,
+	.nr_ops = ARRAY_SIZE(ops),
+	.errno_name = errno_name,
+	.errno_reason = errno_reason,
+	.usage = usage,
+};
+
 int main(int argc, char **argv)
 {
 	const struct op *op;
@@ -540,15 +553,15 @@ int main(int argc, char **argv)
 		return 1;
 	argc -= 2;
 	argv += 2;
-	op = find_op(ops, ARRAY_SIZE(ops), cmd);
+	op = find_op(&client, cmd);
 	if (op && op->cmd)
 		ret = op->cmd(fd, argc, argv);
 	else if (!strcmp(cmd, "rename-legacy"))
 		ret = cmd_rename_legacy(fd, argc, argv);
 	else if (!strcmp(cmd, "probe"))
-		ret = argc ? usage() : cmd_probe(fd, ops, ARRAY_SIZE(ops));
+		ret = argc ? usage() : cmd_probe(fd, &client);
 	else if (!strcmp(cmd, "raw"))
-		ret = cmd_raw(fd, ops, ARRAY_SIZE(ops), argc, argv);
+		ret = cmd_raw(fd, &client, argc, argv);
 	else
 		ret = usage();
 	close(fd);

@@ -154,8 +154,8 @@ printf '$ cat /tmp/events\n'
 sed 's/^/    /' /tmp/events
 printf '  Why the flag matters, measured: two threads create watch fds while the\n'
 printf '  main thread forks 200 children that exec and count inherited watch fds.\n'
-printf '$ flagsfirst_test -f race\n'
-/flagsfirst_test -f race 2>/dev/null | sed -n 's/^# race: /    /p'
+printf '$ races_test -f race\n'
+/tests/races_test -f race 2>/dev/null | sed -n 's/^# race: /    /p'
 
 lesson "10. Growing an interface without a SET2: ABI 1" \
 	"ABI 1 appended expect_seq to struct flagsfirst_set (SIZE_VER1 40) and the" \

@@ -1,0 +1,192 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# Sourced by lab/vm/run.sh: what every job in a QEMU VM needs, whatever
+# the interface under test does: building the module against a kernel,
+# booting a kernel with an initramfs, counting the kselftest TAP of each
+# run between the guest's markers (guest-lib.sh), and failing on a guest
+# that never finished or a kernel log with a report.  The caller sets top,
+# CACHE, BUILD, TIMEOUT, MEMORY, APPEND and mode first.
+
+# What the guest's kernel log must never show: WARN, BUG, Oops, KASAN,
+# UBSAN, kmemleak, lockdep and might_sleep reports, panics.
+REPORTS='WARNING:|BUG:|Oops|KASAN:|UBSAN:|unreferenced object|suspected memory leak|possible (circular|recursive) locking|locking correctness validator|sleeping function called|Kernel panic|general protection|Call Trace'
+
+step() { printf '>>> %s\n' "$*" >&2; }
+
+# Builds the module against @kdir, inside the chroot @root unless it is
+# "-" (sid's kernels: their compiler and kbuild tools are sid's), from the
+# tree @from (default: this one; make mutate passes a mutant's copy).
+# What the module is built from: Kbuild, module/, uapi/ and, where the
+# project keeps it apart (flagsfirst does), the generic core.
+copy_module_source() {	# from to
+	cp -r "$1/Kbuild" "$1/module" "$1/uapi" "$2/"
+	if [ -d "$1/generic/module" ]; then
+		mkdir -p "$2/generic"
+		cp -r "$1/generic/module" "$2/generic/"
+	fi
+}
+
+build_module() {	# kver kdir root -> path of the .ko
+	local src=$BUILD/$1/src kunit= in from=${4:-$top}
+	rm -rf "$src"
+	mkdir -p "$src"
+	copy_module_source "$from" "$src"
+	# The caller's extra make arguments (flagsfirst: the KUnit module)
+	kunit=${MODULE_MAKE_ARGS:-}
+	if [ "$3" = - ]; then
+		make -s -C "$2" M="$src" $kunit modules >&2 || return 1
+	else
+		in=/build/$1
+		rm -rf "$3$in"
+		mkdir -p "$3$in"
+		cp -r "$src/." "$3$in/"
+		"$top/generic/vm/in-chroot.sh" "$3" make -s -C "$2" M="$in" modules >&2 || return 1
+		cp "$3$in"/module/*.ko "$src/module/"
+	fi
+	echo "$src/module/flagsfirst.ko"
+}
+
+# KVM hangs on some hosts: use it only once a short boot has proved it.
+pick_accel() {	# vmlinuz initrd
+	local stamp=$CACHE/kvm-probe
+	if [ -n "${FLAGSFIRST_ACCEL:-}" ]; then
+		echo "$FLAGSFIRST_ACCEL"
+		return
+	fi
+	if [ ! -w /dev/kvm ]; then
+		echo tcg
+		return
+	fi
+	if [ ! -e "$stamp" ]; then
+		step "probing KVM (20 s at most)"
+		timeout 20 qemu-system-x86_64 -accel kvm -cpu host -m 512 \
+			-display none -serial stdio -monitor none -no-reboot \
+			-kernel "$1" -initrd "$2" \
+			-append "console=ttyS0 panic=-1 quiet ffrun=probe" \
+			</dev/null >"$stamp.log" 2>&1 || true
+		if grep -q '=== flagsfirst: done ===' "$stamp.log"; then
+			echo kvm >"$stamp"
+		else
+			echo tcg >"$stamp"
+		fi
+	fi
+	cat "$stamp"
+}
+
+accel_of() {
+	cat "$CACHE/kvm-probe" 2>/dev/null || echo tcg
+}
+
+# A kernel that dies before the guest's init has run is booted again, up to
+# three times: nothing of the module has run yet, and under TCG sid's
+# kernel sometimes takes an "Oops: int3" while it patches its own text
+# early in boot (seen once in about ten boots on this host, under load).
+# Anything after init started counts.
+boot() {	# vmlinuz initrd job log
+	local accel cpu=max try
+	accel=$(pick_accel "$1" "$2")
+	[ "$accel" = kvm ] && cpu=host
+	for try in 1 2 3; do
+		step "booting ($accel), job $3$([ "$try" = 1 ] || echo ", try $try")"
+		timeout "$TIMEOUT" qemu-system-x86_64 -accel "$accel" -cpu "$cpu" \
+			-smp 2 -m "$MEMORY" -display none -serial stdio -monitor none \
+			-no-reboot -kernel "$1" -initrd "$2" ${QEMU_ARGS:-} \
+			-append "console=ttyS0 panic=-1 quiet loglevel=4 ffrun=$3 $APPEND" \
+			</dev/null 2>&1 | tee "$4" | show
+		grep -aq '^=== flagsfirst: kernel ' "$4" && return 0
+		step "the kernel died before the guest's init ran: booting it again"
+		cp "$4" "$4.died-$try"
+	done
+	return 1
+}
+
+# The demo shows the guest's console up to the kernel log dump.
+show() {
+	if [ "$mode" = demo ]; then
+		tr -d '\r' | sed -u '/^=== flagsfirst: dmesg ===/,$d'
+	else
+		cat >/dev/null
+	fi
+}
+
+passed=0
+failed=0
+skipped=0
+summary=()
+
+record() {	# ok|fail name
+	if [ "$1" = ok ]; then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1))
+		echo "not ok - $2"
+	fi
+}
+
+# The console with CRs stripped.  Greps read files, never pipes: under
+# pipefail, grep -q quitting early would fail the pipeline by SIGPIPE.
+clean_log() {	# log -> path of the clean copy
+	tr -d '\r' <"$1" >"$1.txt"
+	echo "$1.txt"
+}
+
+# Prints one suite run (a label of the guest's job), adds its counts to the
+# totals and leaves them in the caller's p, f and s.
+count_run() {	# kver log label
+	local run=$2.$3 rc plan bad
+	sed -n "/^=== flagsfirst: run $3 ===/,/^=== flagsfirst: exit $3 /p" "$2" >"$run"
+	grep -v '^=== flagsfirst' "$run" || true
+	p=$(grep -cE '^ok [0-9]+' "$run" || true)
+	s=$(grep -cE '^ok [0-9]+ .*# SKIP' "$run" || true)
+	f=$(grep -cE '^not ok [0-9]+' "$run" || true)
+	rc=$(sed -n "s/^=== flagsfirst: exit $3 \([0-9]*\) ===$/\1/p" "$2")
+	[ "$rc" = 0 ] || f=$((f + 1))	# a crash or a harness error
+	# Every test of the plan reported: a run that never started or was cut
+	# off is a failure.  (The torture runs print no TAP: their exit status
+	# judges them.)  That a cell passed any test at all is the caller's to
+	# check, over its programs: one program may skip every test (as a user
+	# without the capability it needs) or have them all filtered out.
+	plan=$(sed -n 's/^1\.\.\([0-9][0-9]*\)$/\1/p' "$run" | head -n 1)
+	case $3 in
+	fuzz|stress|faults) ;;
+	*)	if [ -z "$plan" ]; then
+			echo "not ok - $1: $3: no TAP plan (the suite never started)"
+			f=$((f + 1))
+		elif [ "$(grep -cE '^(not )?ok [0-9]+' "$run")" != "$plan" ]; then
+			echo "not ok - $1: $3: $(grep -cE '^(not )?ok [0-9]+' "$run") results for a plan of $plan"
+			f=$((f + 1))
+		fi ;;
+	esac
+	# kselftest reports a test that failed an EXPECT and then skipped as
+	# "ok ... # SKIP": count it as the failure it is.
+	bad=$(awk '/^(not )?ok [0-9]+/ { if (/# SKIP/ && seen) { print; n++ } seen = 0; next }
+		   /:Expected / { seen = 1 }' "$run")
+	if [ -n "$bad" ]; then
+		echo "not ok - $1: $3: failed, then skipped:"
+		echo "$bad" | sed 's/^/#   /'
+		f=$((f + $(echo "$bad" | wc -l)))
+	fi
+	p=$((p - s))
+	passed=$((passed + p))
+	failed=$((failed + f))
+	skipped=$((skipped + s))
+	[ "$f" = 0 ] || echo "not ok - $1: $3: $f failed"
+}
+
+# The guest finished, and its kernel log has no report; leaves the number
+# of report lines in $reports.
+check_guest() {	# kver log
+	if grep -q '^=== flagsfirst: done ===' "$2"; then
+		record ok
+	else
+		record fail "$1: the guest never finished (timeout or panic); its last lines:"
+		tail -n 30 "$2" | sed 's/^/#   /'
+	fi
+	reports=$(grep -cE "$REPORTS" "$2" || true)
+	if [ "$reports" = 0 ]; then
+		record ok
+	else
+		record fail "$1: the kernel log has $reports report lines:"
+		# || true: head may close the pipe early (pipefail, set -e)
+		grep -E -B 2 -A 20 "$REPORTS" "$2" | head -n 80 | sed 's/^/#   /' || true
+	fi
+}

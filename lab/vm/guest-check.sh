@@ -1,0 +1,89 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# The test job inside the VM: the suites (a program per topic, listed in
+# /tests/topics) in every cell of the ABI matrix, {current, v0 binary} x
+# {abi_version=1, 0} x {64, 32-bit}, each as root and as uid 65534 with no
+# capabilities.  Markers let the host count each run.
+# make mutate passes ffcells=abi1.current.64,... (the cells that can see a
+# mutant) and ffheavy=1 if the long tests must run too.
+. /guest-lib.sh
+. /guest-heavy.sh
+
+# Loaded with no parameter, the module is the latest ABI.
+dmesg -c >/dev/null
+if insmod /flagsfirst.ko; then
+	mark "check default abi_version=$(cat /sys/module/flagsfirst/parameters/abi_version)"
+	rmmod flagsfirst
+else
+	mark "check insmod with no parameter failed"
+fi
+
+# Rejected by the module's own check, with its own message: a module that
+# fails to load for any other reason (a wrong vermagic, a bad relocation)
+# fails this check instead of passing it.
+dmesg -c >/dev/null
+if insmod /flagsfirst.ko abi_version=2 2>/tmp/insmod.err; then
+	mark "check abi_version=2 loaded"
+	rmmod flagsfirst
+elif dmesg | grep -q 'flagsfirst: abi_version=2: this module knows 0 to 1' &&
+     grep -q 'Invalid argument' /tmp/insmod.err; then
+	mark "check abi_version=2 rejected"
+else
+	mark "check abi_version=2 failed otherwise"
+	cat /tmp/insmod.err
+	dmesg | tail -n 5
+fi
+
+for abi in 1 0; do
+	case ${ffcells:-abi$abi} in
+	*abi$abi*) ;;
+	*) continue ;;
+	esac
+	if ! insmod /flagsfirst.ko abi_version=$abi; then
+		mark "check insmod abi_version=$abi failed"
+		continue
+	fi
+	for bin in current v0; do
+		for bits in 64 32; do
+			suffix=
+			[ $bin = v0 ] && suffix=$suffix-v0
+			[ $bits = 32 ] && suffix=$suffix-m32
+			# The CLOEXEC race and the long hostile-caller tests
+			# do not depend on the ABI: run them in one cell.
+			# (make mutate runs them only where it asks to.)
+			cell=abi$abi.$bin.$bits
+			case ${ffcells:-$cell} in
+			*$cell*) ;;
+			*) continue ;;
+			esac
+			skip=$HEAVY
+			[ "$cell" = abi1.current.64 ] && [ -z "${ffcells:-}" ] && skip=
+			[ "${ffheavy:-0}" = 1 ] && skip=
+			# The run is told its cell's ABI: it must not learn it
+			# from the module under test.
+			export FLAGSFIRST_ABI=$abi
+			for topic in $(cat /tests/topics); do
+				exe=/tests/${topic}_test$suffix
+				run $cell.$topic.root $exe $skip
+				run $cell.$topic.uid65534 su -s /bin/sh -c "FLAGSFIRST_ABI=$abi $exe $skip" nobody
+			done
+		done
+	done
+	if rmmod flagsfirst; then
+		mark "check rmmod abi_version=$abi ok"
+	else
+		mark "check rmmod abi_version=$abi failed"
+	fi
+done
+
+# The guided tour (make demo's), in the check run too: each step must still
+# show what its caption says.  Only its markers are kept.
+if [ -z "${ffcells:-}" ]; then
+	if insmod /flagsfirst.ko; then
+		/tour.sh >/tmp/tour.out 2>&1
+		grep '^=== flagsfirst: tour' /tmp/tour.out
+		rmmod flagsfirst || mark "check rmmod after the tour failed"
+	else
+		mark "check insmod for the tour failed"
+	fi
+fi

@@ -1,0 +1,679 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Builds the module against stock Debian kernels and runs a job in a QEMU VM.
+#
+#   run.sh check   the test suite on every kernel in $KERNELS (default
+#                  "6.1 6.12 6.12-rt newest": Debian 12's stock, its
+#                  PREEMPT_RT, and sid's newest); prints the TAP, a summary
+#                  per kernel and "N passed, N failed"; exits non-zero on
+#                  any failure, a kernel that cannot be fetched or built
+#                  included
+#   run.sh debug   on the debug kernels in $DEBUG_KERNELS (default "debug rt",
+#                  lab/vm/debug-kernel.sh; rt is PREEMPT_RT): KUnit, the
+#                  suite, the fuzzer, the stress test, fault injection,
+#                  load/unload cycles and a kmemleak scan, with figures
+#   run.sh bench   the benchmark on every kernel in $KERNELS, as a table;
+#                  with BENCH_AGAINST=REV, REV's module and this one in
+#                  turn, $BENCH_ROUNDS (3) rounds in one VM, and the
+#                  median ratios of both side by side; each round after
+#                  the first moves both modules' code to a new place in
+#                  its pages (BENCH_LAYOUTS=0: never)
+#   run.sh demo    the guided tour on $KERNEL (default 6.1; or the first
+#                  of $KERNELS)
+#   run.sh survey  flagsfirst survey on every kernel in $KERNELS, side by
+#                  side (no module needed)
+#   run.sh mutate  each mutant of lab/mutate/mutants (or those named in
+#                  $MUTANTS) built and run in its cells on $MUTATE_KERNEL
+#                  (default 6.1): a table and "killed K/N"
+#
+# QEMU_ARGS are added to QEMU's command line.  make bench BENCH_ICOUNT=1
+# adds "-icount shift=0": the guest's clock then counts the instructions
+# executed, one a nanosecond, which tells a change in the code from the
+# host's drift and TCG's own costs (docs/benchmarks.md).
+#
+# A run fails on a failed test, a guest that never finishes (timeout, panic),
+# or a WARN/BUG/Oops/KASAN/lockdep/UBSAN/kmemleak report in the guest's log.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+mode=${1:?usage: run.sh check|demo}
+fetch=$top/generic/vm/fetch.sh
+CACHE=${FLAGSFIRST_CACHE:-$HOME/.cache/flagsfirst}
+BUILD=${FLAGSFIRST_BUILD:-$top/build}
+TIMEOUT=${FLAGSFIRST_TIMEOUT:-1200}
+MEMORY=1024
+APPEND=
+case $mode in
+check)	KERNELS=${KERNELS:-6.1 6.12 6.12-rt newest} ;;
+debug)	KERNELS=${DEBUG_KERNELS:-debug rt}
+	TIMEOUT=${FLAGSFIRST_TIMEOUT:-3600}
+	MEMORY=2048	# KASAN's shadow
+	FUZZ_IOCTLS=${FLAGSFIRST_FUZZ_IOCTLS:-1000000}
+	CYCLES=${FLAGSFIRST_CYCLES:-100}
+	# the cases in module/flagsfirst_kunit.c: all must run and pass
+	KUNIT_CASES=$(grep -c '^	KUNIT_CASE(' "$top/module/flagsfirst_kunit.c" || true)
+	# The KUnit suite is its own module, for the debug kernels only.
+	MODULE_MAKE_ARGS=CONFIG_FLAGSFIRST_KUNIT_TEST=m
+	APPEND="ffioctls=$FUZZ_IOCTLS ffcycles=$CYCLES" ;;
+bench)	KERNELS=${KERNELS:-6.1 6.12 6.12-rt newest}
+	BENCH_ROUNDS=${BENCH_ROUNDS:-3}
+	# a round of two modules takes about 90 s under TCG here
+	TIMEOUT=${FLAGSFIRST_TIMEOUT:-$((1200 + 120 * BENCH_ROUNDS))}
+	# BENCH_ICOUNT=1: the guest's clock counts instructions (one a ns)
+	[ "${BENCH_ICOUNT:-0}" = 0 ] || QEMU_ARGS="${QEMU_ARGS:-} -icount shift=0"
+	APPEND="ffrounds=$BENCH_ROUNDS" ;;
+demo)	KERNELS=${KERNEL:-${KERNELS:-6.1}}; KERNELS=${KERNELS%% *} ;;
+survey)	KERNELS=${KERNELS:-6.1 6.12 6.12-rt newest} ;;
+mutate)	KERNELS=${MUTATE_KERNEL:-6.1}
+	MUTANTS_FILE=${MUTANTS_FILE:-$top/lab/mutate/mutants} ;;
+*)	echo "usage: run.sh check|debug|bench|demo|survey|mutate" >&2; exit 2 ;;
+esac
+
+. "$top/generic/vm/lib.sh"
+surveyed=()
+
+# What says a mutant was noticed: a failed test, a load check that went
+# wrong (guest-check.sh), a kernel report.
+MUTANT_DEAD="^not ok [0-9]|^=== flagsfirst: check (abi_version=2 loaded|default abi_version=[^1]|.* failed) ===|$REPORTS"
+
+# make bench BENCH_AGAINST=REV: REV's module, from git, built beside this one
+against=
+if [ "$mode" = bench ] && [ -n "${BENCH_AGAINST:-}" ]; then
+	against=$(git -C "$top" rev-parse --short --verify "$BENCH_AGAINST^{commit}") ||
+		{ echo "run.sh: BENCH_AGAINST=$BENCH_AGAINST is not a commit of this repository" >&2; exit 2; }
+	rm -rf "$BUILD/against"
+	mkdir -p "$BUILD/against"
+	# what the module is built from (generic/ since it was kept apart)
+	git -C "$top" archive "$against" $(git -C "$top" ls-tree --name-only "$against" \
+		Kbuild module uapi generic) | tar -x -C "$BUILD/against"
+fi
+
+# Under TCG a build's speed depends on where its code falls within pages:
+# QEMU finds the next block of translated code through a cache that gives
+# each guest page 64 slots, picked by address bits, and a block whose slot
+# another block on the same path also takes is looked up the slow way on
+# every call.  Two builds of the same code can differ by 5% this way, and
+# the same build moved by a few hundred bytes too (docs/benchmarks.md,
+# "Seventh look").  So in an A/B run, round R loads both modules built with
+# the same padding before their code, a different one each round, and the
+# medians compare the code over as many layouts as there are rounds.
+layouts=0
+[ -z "$against" ] || [ "${BENCH_LAYOUTS:-1}" = 0 ] || [ "$BENCH_ROUNDS" -lt 2 ] ||
+	layouts=1
+# 1488 is 93 * 16: steps of the functions' alignment that visit all 256
+# such offsets in a page before one comes back.
+layout_pad() {	# round -> bytes of padding (round 1: none, the real build)
+	echo $(( ($1 - 1) * 1488 % 4096 ))
+}
+
+# A copy of the module's source with @pad bytes of int3 linked before its
+# code: the object comes first in the module's object list.
+padded_tree() {	# from name pad -> dir
+	local dir=$BUILD/layouts/$2-$3
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	copy_module_source "$1" "$dir"
+	printf '\t.section .text, "ax"\n\t.fill %d, 1, 0xcc\n' "$3" >"$dir/module/bench_pad.S"
+	cat >>"$dir/module/Kbuild" <<-EOF
+	# make bench: $3 bytes before the module's code (lab/vm/run.sh)
+	flagsfirst-y := bench_pad.o \$(flagsfirst-y)
+	OBJECT_FILES_NON_STANDARD_bench_pad.o := y
+	EOF
+	echo "$dir"
+}
+extra_files=()	# "path=name in the guest's root", for build_initramfs
+
+step "setting up (packages, linux-source for the kselftest harness)"
+# the suites' topics, a program each (tests/Makefile)
+TOPICS=$(make -s -C "$top/tests" topics)
+"$fetch" deps
+ksft=$("$fetch" source)/tools/testing/selftests
+make -s -C "$top" userspace tests KSFT_DIR="$ksft"
+qemu_args=${QEMU_ARGS:-}
+
+build_initramfs() {	# kver ko [against-ko] -> path of the cpio
+	local root=$BUILD/$1/initramfs a
+	rm -rf "$root"
+	mkdir -p "$root"/{bin,dev,etc,proc,sys,tmp}
+	# su needs to know uid 65534; busybox's setpriv cannot change uids.
+	printf 'root:x:0:0::/:/bin/sh\nnobody:x:65534:65534::/tmp:/bin/sh\n' >"$root/etc/passwd"
+	printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
+	cp /bin/busybox "$root/bin/"
+	for a in $(/bin/busybox --list); do
+		[ "$a" = busybox ] || ln -s busybox "$root/bin/$a"
+	done
+	cp "$top/lab/vm/init" "$top/generic/vm/guest-lib.sh" "$top/lab/vm/guest-heavy.sh" \
+	   "$top/lab/vm/guest-check.sh" \
+	   "$top/lab/vm/guest-debug.sh" "$top/tests/flagsfirst_torture" \
+	   "$top/lab/vm/guest-bench.sh" "$top/lab/bench/flagsfirst_bench" \
+	   "$top/userspace/tour.sh" ${2:+"$2"} "$root/"
+	[ -z "$2" ] || [ ! -e "${2%/*}/flagsfirst_kunit.ko" ] || cp "${2%/*}/flagsfirst_kunit.ko" "$root/"
+	[ -z "${3:-}" ] || cp "$3" "$root/flagsfirst-against.ko"
+	for a in ${extra_files[@]+"${extra_files[@]}"}; do
+		cp "${a%%=*}" "$root/${a#*=}"
+	done
+	cp "$top/userspace/flagsfirst" "$top/userspace/flagsfirst-v0" "$root/bin/"
+	# The suites: a program per topic, each in the matrix's four builds
+	mkdir -p "$root/tests"
+	echo "$TOPICS" >"$root/tests/topics"
+	for a in $TOPICS; do
+		cp "$top/tests/${a}_test" "$top/tests/${a}_test-m32" \
+		   "$top/tests/${a}_test-v0" "$top/tests/${a}_test-v0-m32" "$root/tests/"
+	done
+	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) \
+		>"$BUILD/$1/initramfs.cpio.gz"
+	echo "$BUILD/$1/initramfs.cpio.gz"
+}
+
+# Every topic's program ran in @cell as root and as uid 65534, and each
+# identity passed some test there (a program may skip all of its own).
+check_cell() {	# kver log cell
+	local who topic label
+	for who in root uid65534; do
+		for topic in $TOPICS; do
+			label=$3.$topic.$who
+			grep -q "^=== flagsfirst: exit $label " "$2" ||
+				record fail "$1: the suite never ran as $label"
+		done
+		[ "${cpass[$3.$who]:-0}" -gt 0 ] ||
+			record fail "$1: no test passed in $3 as $who"
+	done
+}
+
+check_kernel() {	# kver log
+	local log label cell bin bits abi who p f s line
+	local -A cp cf cpass
+	log=$(clean_log "$2")
+	for label in $(sed -n 's/^=== flagsfirst: run \(.*\) ===$/\1/p' "$log"); do
+		count_run "$1" "$log" "$label"
+		# abi1.current.64.TOPIC.WHO
+		cell=${label%.*.*}
+		cp[$cell]=$(( ${cp[$cell]:-0} + p ))
+		cf[$cell]=$(( ${cf[$cell]:-0} + f ))
+		cpass[$cell.${label##*.}]=$(( ${cpass[$cell.${label##*.}]:-0} + p ))
+	done
+	# Every cell of the matrix ran.
+	for abi in 1 0; do
+		for bin in current v0; do
+			for bits in 64 32; do
+				check_cell "$1" "$log" abi$abi.$bin.$bits
+				record ok
+			done
+		done
+	done
+
+	summary+=("$1: passed/failed per cell, root and uid 65534 together")
+	summary+=("$(printf '%-16s %-18s %-18s' binary abi_version=1 abi_version=0)")
+	for bin in current v0; do
+		for bits in 64 32; do
+			line=$(printf '%-16s' "$bin $bits-bit")
+			for abi in 1 0; do
+				cell=abi$abi.$bin.$bits
+				line+=$(printf ' %-18s' "${cp[$cell]:-?} / ${cf[$cell]:-?}")
+			done
+			summary+=("$line")
+		done
+	done
+
+	check_loading "$1" "$log" "1 0"
+	check_tour "$1" "$log"
+	check_guest "$1" "$log"
+}
+
+# The tour's own tally (userspace/tour.sh): every step showed what its
+# caption says, and there were steps at all.
+check_tour() {	# kver log
+	local n
+	n=$(sed -n 's/^=== flagsfirst: tour: \([0-9]*\) steps, 0 wrong ===$/\1/p' "$2")
+	if [ -n "$n" ] && [ "$n" -ge 20 ]; then
+		record ok
+	else
+		record fail "$1: the tour: $(grep '^=== flagsfirst: tour' "$2" | tail -n 1)"
+		{ grep "^=== flagsfirst: tour step" "$2" || true; } | sed 's/^/#   /'
+	fi
+}
+
+# What guest-check.sh says of loading and unloading the module, for the
+# ABIs in @abis.
+check_loading() {	# kver log abis
+	local line abi
+	# Rejected by the module itself, not for some other reason
+	# (lab/vm/guest-check.sh looks for the module's own message).
+	if grep -q '^=== flagsfirst: check abi_version=2 rejected ===' "$2"; then
+		record ok
+	else
+		record fail "$1: insmod abi_version=2 was not rejected by the module:"
+		{ grep -A 3 '^=== flagsfirst: check abi_version=2' "$2" || true; } |
+			sed 's/^/#   /'
+	fi
+	# With no parameter, the latest ABI (uapi header: ABI 1).
+	if grep -q '^=== flagsfirst: check default abi_version=1 ===$' "$2"; then
+		record ok
+	else
+		record fail "$1: loaded with no parameter, the module is not ABI 1:"
+		{ grep '^=== flagsfirst: check default\|^=== flagsfirst: check insmod with no' "$2" || true; } |
+			sed 's/^/#   /'
+	fi
+	# "=== flagsfirst: check insmod abi_version=0 failed ===" and the like
+	while read -r line; do
+		record fail "$1: ${line#=== flagsfirst: }"
+	done < <(grep -E '^=== flagsfirst: check .* failed ===$' "$2" || true)
+	for abi in $3; do
+		if grep -q "^=== flagsfirst: check rmmod abi_version=$abi ok ===" "$2"; then
+			record ok
+		else
+			record fail "$1: rmmod after the abi_version=$abi runs"
+		fi
+	done
+}
+
+# One mutant (or "baseline", the module as it is) built from a copy of the
+# tree and run in @cells; the judgement goes to $BUILD/mutants/NAME.judge,
+# whose last line is "failed=N".  Leaves the verdict in $verdict:
+# killed, survived, or an error (the mutant does not apply or build).
+run_mutant() {	# kver vmlinuz kdir root name cells heavy
+	local src=$BUILD/mutants/$5 log=$BUILD/mutants/$5.console.log ko initrd
+	rm -rf "$src"
+	mkdir -p "$src"
+	copy_module_source "$top" "$src"
+	if [ "$5" != baseline ] &&
+	   ! "$top/lab/mutate/mutants.pl" apply "$MUTANTS_FILE" "$5" "$src" 2>"$src.err"; then
+		verdict="does not apply: $(cat "$src.err")"
+		return
+	fi
+	if ! ko=$(build_module "$1/mutant" "$3" "$4" "$src" 2>"$src.err"); then
+		verdict="does not build: $(grep -m 1 'error' "$src.err")"
+		return
+	fi
+	initrd=$(build_initramfs "$1/mutant" "$ko")
+	APPEND="ffcells=$6 ffheavy=$7"
+	step "mutant $5: booting, cells $6$([ "$7" = 1 ] && echo ', with the long tests')"
+	: >"$log"
+	boot "$2" "$initrd" check "$log" >/dev/null 2>&1 &
+	bpid=$!
+	# A mutant is dead at its first sign: stop the VM there.  (One that
+	# oopses with a lock held would otherwise sit out a 30 s timeout per
+	# test; the first failing test is the one named as its killer.)
+	while kill -0 "$bpid" 2>/dev/null; do
+		if [ "$5" != baseline ] && grep -aqE "$MUTANT_DEAD" "$log"; then
+			pkill -f -- "-initrd $initrd" || true
+			break
+		fi
+		sleep 1
+	done
+	wait "$bpid" || true
+	(
+		failed=0
+		log=$(clean_log "$log")
+		declare -A cpass
+		for label in $(sed -n 's/^=== flagsfirst: run \(.*\) ===$/\1/p' "$log"); do
+			count_run "$1" "$log" "$label"
+			cpass[${label%.*.*}.${label##*.}]=$(( ${cpass[${label%.*.*}.${label##*.}]:-0} + p ))
+		done
+		for cell in ${6//,/ }; do
+			check_cell "$1" "$log" "$cell"
+		done
+		check_loading "$1" "$log" "$(echo "$6" | grep -o 'abi[01]' | sort -u | tr -d abi | tr '\n' ' ')"
+		check_guest "$1" "$log"
+		echo "failed=$failed"
+	) >"$BUILD/mutants/$5.judge" || true
+	# A judgement that stopped half way kills nothing.
+	case $(tail -n 1 "$BUILD/mutants/$5.judge") in
+	failed=0)	verdict=survived ;;
+	failed=*)	verdict=killed ;;
+	*)	verdict="not judged: the runner's checks stopped ($BUILD/mutants/$5.judge)" ;;
+	esac
+}
+
+# What killed a mutant, in a few words: the failing tests' names, else the
+# runner's own findings.
+killers_of() {	# name
+	local j=$BUILD/mutants/$1.judge t
+	t=$(grep -E '^not ok [0-9]+ ' "$j" | sed -E 's/^not ok [0-9]+ //; s/ #.*//' | sort -u)
+	# else the runner's findings, less those that only say the run was cut
+	# short when the mutant was first noticed
+	[ -n "$t" ] || t=$(grep '^not ok - ' "$j" |
+		grep -vE ': [0-9]+ failed$|results for a plan|never finished|never ran|no test passed|no TAP plan' |
+		sed -E 's/^not ok - [^:]*: //' | sort -u)
+	[ -n "$t" ] || t=$(grep '^not ok - ' "$j" | sed -E 's/^not ok - [^:]*: //' | sort -u)
+	if [ "$(echo "$t" | wc -l)" -gt 2 ]; then
+		echo "$(echo "$t" | head -n 2 | paste -sd ' ') (+$(( $(echo "$t" | wc -l) - 2 )) more)"
+	else
+		echo "$t" | paste -sd ' '
+	fi
+}
+
+mutate_all() {	# kver vmlinuz kdir root
+	local list name cells heavy what union heavy_any n=0 k=0
+	if ! list=$("$top/lab/mutate/mutants.pl" list "$MUTANTS_FILE"); then
+		record fail "$MUTANTS_FILE cannot be read"
+		return
+	fi
+	if [ -n "${MUTANTS:-}" ]; then
+		list=$(echo "$list" | awk -F '\t' -v want=" $MUTANTS " 'index(want, " " $1 " ")')
+		for name in $MUTANTS; do
+			echo "$list" | cut -f 1 | grep -qx -- "$name" ||
+				record fail "MUTANTS names $name, which lab/mutate/mutants lacks"
+		done
+	fi
+	mkdir -p "$BUILD/mutants"
+	# The module as it is must pass in every cell the mutants use, or a
+	# kill says nothing.
+	union=$(echo "$list" | cut -f 2 | tr ',' '\n' | sort -u | paste -sd ,)
+	heavy_any=$(echo "$list" | cut -f 3 | sort -u | tail -n 1)
+	run_mutant "$@" baseline "$union" "$heavy_any"
+	if [ "$verdict" = survived ]; then
+		record ok
+		echo "# the module as it is passes in $union"
+	else
+		record fail "the module as it is does not pass in $union ($verdict): $(killers_of baseline)"
+		{ grep '^not ok' "$BUILD/mutants/baseline.judge" || true; } |
+			head -n 20 | sed 's/^/#   /' || true
+		return
+	fi
+	printf '%-44s %-8s %s\n' mutant verdict "what it breaks / killed by" >"$BUILD/mutants/table"
+	while IFS=$'\t' read -r name cells heavy what; do
+		n=$((n + 1))
+		run_mutant "$@" "$name" "$cells" "$heavy"
+		if [ "$verdict" = killed ]; then
+			k=$((k + 1))
+			record ok
+			printf '%-44s %-8s %s\n%-53s by: %s\n' "$name" killed "$what" "" \
+				"$(killers_of "$name")" | tee -a "$BUILD/mutants/table"
+		else
+			printf '%-44s %-8s %s\n' "$name" "${verdict%%:*}" "$what" |
+				tee -a "$BUILD/mutants/table"
+			record fail "mutant $name: $verdict"
+		fi
+	done <<<"$list"
+	echo "killed $k/$n"
+	summary+=("$1: make mutate killed $k/$n mutants ($(date -u +%F))")
+}
+
+# make bench BENCH_AGAINST=REV: each row's ratio to the floor, the median
+# of the rounds for REV's module and for this one, and the change; then
+# the middle half of the changes round by round (each round runs both
+# modules, a few seconds apart), which shows how far one run's change can
+# move without either module changing.
+bench_medians() {	# log rev
+	awk -v rev="$2" -v rounds="$BENCH_ROUNDS" '
+	# The @p quantile of the numbers in @list (0.5: the median).
+	function quantile(list, p,    v, n, i, j, t, x) {
+		n = split(list, v, " ")
+		if (n == 0)
+			return ""
+		for (i = 2; i <= n; i++)
+			for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; j--) {
+				t = v[j]; v[j] = v[j - 1]; v[j - 1] = t
+			}
+		x = 1 + (n - 1) * p
+		i = int(x)
+		return i < n ? v[i] + (x - i) * (v[i + 1] - v[i]) : v[n]
+	}
+	/^=== flagsfirst: bench module / { m = $5; round = $7; next }
+	/^=== flagsfirst/ { m = ""; next }
+	m != "" && length($0) > 44 {
+		name = substr($0, 1, 44)
+		sub(/ +$/, "", name)
+		split(substr($0, 45), f, " ")
+		if (name == "" || f[2] !~ /^[0-9.]+x$/)
+			next
+		if (!(name in seen)) {
+			seen[name] = 1
+			order[++rows] = name
+		}
+		x = substr(f[2], 1, length(f[2]) - 1)
+		r[name, m] = r[name, m] " " x
+		by[name, m, round] = x
+		if (round > last)
+			last = round
+	}
+	END {
+		printf "# %s against %s, one VM, %s rounds: median ratio to the floor;\n", "this tree", rev, rounds
+		printf "# round by round: the middle half of the rounds'\'' own changes\n"
+		printf "%-44s %9s %9s %8s  %s\n", "measurement", rev, "now", "change", "round by round"
+		for (i = 1; i <= rows; i++) {
+			a = quantile(r[order[i], "against"], 0.5)
+			c = quantile(r[order[i], "current"], 0.5)
+			if (a == "" || c == "" || a <= 0)
+				continue
+			d = ""
+			for (k = 1; k <= last; k++)
+				if ((order[i], "against", k) in by && (order[i], "current", k) in by &&
+				    by[order[i], "against", k] > 0)
+					d = d " " (by[order[i], "current", k] / by[order[i], "against", k] - 1) * 100
+			printf "%-44s %8.2fx %8.2fx %+7.1f%%  %+.1f%% to %+.1f%%\n", order[i], a, c,
+			       (c / a - 1) * 100, quantile(d, 0.25), quantile(d, 0.75)
+		}
+	}' "$1"
+}
+
+# flagsfirst survey on one kernel: no module, the client only.
+survey_kernel() {	# kver vmlinuz
+	local initrd log
+	mkdir -p "$BUILD/survey"
+	initrd=$(build_initramfs "$1" "")
+	boot "$2" "$initrd" survey "$BUILD/$1/console.log" || true
+	log=$(clean_log "$BUILD/$1/console.log")
+	sed -n '/^=== flagsfirst: survey begin/,/^=== flagsfirst: survey end/p' "$log" |
+		grep -v '^=== flagsfirst' >"$BUILD/survey/$1.out"
+	grep -v '^#' "$BUILD/survey/$1.out" >"$BUILD/survey/$1.tsv" || true
+	if grep -q '^=== flagsfirst: survey end 0 ===' "$log" && [ -s "$BUILD/survey/$1.tsv" ]; then
+		record ok
+	else
+		record fail "$1: flagsfirst survey"
+	fi
+	check_guest "$1" "$log"
+	surveyed+=("$1")
+}
+
+# The surveys side by side: one row per probe, "verdict errno" per kernel.
+survey_table() {
+	local k first line name
+	[ "${#surveyed[@]}" -gt 0 ] || return 0
+	first=$BUILD/survey/${surveyed[0]}.tsv
+	line=$(printf '%-26s' call)
+	for k in "${surveyed[@]}"; do
+		line+=$(printf ' %-22s' "$k")
+	done
+	echo "$line"
+	while IFS=$'\t' read -r name _; do
+		line=$(printf '%-26s' "$name")
+		for k in "${surveyed[@]}"; do
+			line+=$(printf ' %-22s' "$(awk -F '\t' -v n="$name" '$1 == n { print $2, $3 }' "$BUILD/survey/$k.tsv")")
+		done
+		echo "$line"
+	done <"$first"
+	echo "# the bit each probe sets, and the lesson (as ${surveyed[0]} printed them):"
+	sed -n 's/^# //p' "$BUILD/survey/${surveyed[0]}.out"
+}
+
+# A figure the README quotes must be there and reach @min, not just print.
+require() {	# kver what value min
+	if [ -n "$3" ] && [ "$3" -ge "$4" ] 2>/dev/null; then
+		record ok
+	else
+		record fail "$1: $2: ${3:-none} (at least $4 expected)"
+	fi
+}
+
+# The debug job: every part leaves markers and "# <part>:" figure lines.
+check_debug() {	# kver log
+	local log label run p f s kp kf ioctls ops sites cycles leaks reports marker topic
+	local -A rp rf rs
+	log=$(clean_log "$2")
+	for label in $(sed -n 's/^=== flagsfirst: run \(.*\) ===$/\1/p' "$log"); do
+		count_run "$1" "$log" "$label"
+		case $label in
+		fuzz|stress|faults)
+			[ "$f" = 0 ] && record ok
+			summary+=("$1 $label: $([ "$f" = 0 ] && echo ok || echo FAILED)") ;;
+		*)	# suite.TOPIC.root: one line per run of the suites
+			run=${label%%.*}.${label##*.}
+			rp[$run]=$(( ${rp[$run]:-0} + p ))
+			rf[$run]=$(( ${rf[$run]:-0} + f ))
+			rs[$run]=$(( ${rs[$run]:-0} + s )) ;;
+		esac
+	done
+	for run in suite.root suite.uid65534 suite32.root; do
+		summary+=("$1 $run: ${rp[$run]:-0} passed, ${rf[$run]:-0} failed, ${rs[$run]:-0} skipped")
+		[ "${rp[$run]:-0}" -gt 0 ] || record fail "$1: no test passed in $run"
+		for topic in $TOPICS; do
+			label=${run%.*}.$topic.${run#*.}
+			grep -q "^=== flagsfirst: exit $label " "$log" ||
+				record fail "$1: $label never ran"
+		done
+	done
+	for label in faults stress fuzz; do
+		grep -q "^=== flagsfirst: exit $label " "$log" ||
+			record fail "$1: $label never ran"
+	done
+	# "=== flagsfirst: check insmod failed ===" and the like
+	while read -r marker; do
+		record fail "$1: ${marker#=== flagsfirst: }"
+	done < <(grep -E '^=== flagsfirst: check .* failed ===$' "$log" || true)
+
+	# KUnit's KTAP, from the kernel log: "# flagsfirst_ioctl: pass:9 fail:0 ..."
+	read -r kp kf < <(sed -n 's/.*# flagsfirst_ioctl: pass:\([0-9]*\) fail:\([0-9]*\).*/\1 \2/p' "$log" | head -n 1) || true
+	if [ -n "${kp:-}" ]; then
+		passed=$((passed + kp))
+		failed=$((failed + kf))
+		summary+=("$1 KUnit flagsfirst_ioctl: $kp passed, $kf failed")
+		[ "$kf" = 0 ] || echo "not ok - $1: KUnit: $kf failed"
+	fi
+	require "$1" "KUnit cases passed" "${kp:-}" "$KUNIT_CASES"
+
+	cycles=$(sed -n 's/^=== flagsfirst: lifecycle cycles=\([0-9]*\) failures=0 ===$/\1/p' "$log")
+	[ -n "$cycles" ] ||
+		echo "# $1: load/unload cycles: $(grep -E '^lifecycle|lifecycle cycles' "$log" | head -n 5)"
+	require "$1" "load/unload cycles without a failure" "$cycles" "$CYCLES"
+	leaks=$(sed -n '/^=== flagsfirst: kmemleak begin/,/^=== flagsfirst: kmemleak end/p' "$log" |
+		grep -c 'unreferenced object' || true)
+	# No scan (kmemleak off, or its file missing) is no figure at all.
+	grep -q '^=== flagsfirst: kmemleak end ===' "$log" || leaks=unknown
+	if [ "$leaks" = 0 ]; then
+		record ok
+	else
+		record fail "$1: kmemleak: $leaks unreferenced objects"
+		sed -n '/^=== flagsfirst: kmemleak begin/,/^=== flagsfirst: kmemleak end/p' "$log" |
+			head -n 60 | sed 's/^/#   /'
+	fi
+	check_guest "$1" "$log"
+
+	ioctls=$(sed -n 's/^# fuzz: \([0-9]*\) ioctls.*/\1/p' "$log")
+	ops=$(sed -n 's/^# stress: \([0-9]*\) ops.*/\1/p' "$log")
+	sites=$(sed -n 's/^# faults: \([0-9]*\) fault sites.*/\1/p' "$log")
+	require "$1" "ioctls fuzzed" "$ioctls" "$FUZZ_IOCTLS"
+	require "$1" "stress operations" "$ops" 1000
+	require "$1" "fault sites injected" "$sites" 10
+	summary+=("$1 figures: ${ioctls:-0} ioctls fuzzed, ${ops:-0} stress ops, ${sites:-0} fault sites injected, ${cycles:-0} load/unload cycles, ${leaks} kmemleak objects, $reports kernel reports")
+}
+
+for series in $KERNELS; do
+	case $series in
+	debug|rt)
+		step "building or reusing the $series debug kernel"
+		read -r kver vmlinuz kdir < <("$top/lab/vm/debug-kernel.sh" "$series")
+		# Both debug kernels have the same release: name them apart.
+		kver=$kver-$series
+		root=- ;;
+	*)	if ! out=$("$fetch" kernel "$series"); then
+			record fail "$series: fetching the kernel and its headers failed (fetch: above)"
+			continue
+		fi
+		read -r kver vmlinuz kdir root <<<"$out"
+		[ "$series" = newest ] && step "newest is $kver" ;;
+	esac
+	[ -n "${kver:-}" ] || { record fail "$series: no kernel (see the messages above)"; continue; }
+	if [ "$mode" = mutate ]; then
+		mutate_all "$kver" "$vmlinuz" "$kdir" "$root"
+		continue
+	fi
+	if [ "$mode" = survey ]; then
+		survey_kernel "$kver" "$vmlinuz"
+		continue
+	fi
+	step "building the module against $kver"
+	if ! ko=$(build_module "$kver" "$kdir" "$root"); then
+		record fail "$kver: building the module failed (make: above)"
+		continue
+	fi
+	ako=
+	if [ -n "$against" ]; then
+		step "building $against's module against $kver"
+		if ! ako=$(build_module "$kver/against" "$kdir" "$root" "$BUILD/against"); then
+			record fail "$kver: building $against's module failed (make: above)"
+			continue
+		fi
+	fi
+	extra_files=()
+	if [ "$layouts" = 1 ]; then
+		step "building both modules in $((BENCH_ROUNDS - 1)) more layouts"
+		: >"$BUILD/$kver/bench-layouts"
+		for r in $(seq 2 "$BENCH_ROUNDS"); do
+			pad=$(layout_pad "$r")
+			echo "$r $pad" >>"$BUILD/$kver/bench-layouts"
+			if ! lko=$(build_module "$kver/layout-$pad" "$kdir" "$root" \
+					"$(padded_tree "$top" current "$pad")") ||
+			   ! lako=$(build_module "$kver/against-layout-$pad" "$kdir" "$root" \
+					"$(padded_tree "$BUILD/against" against "$pad")"); then
+				record fail "$kver: building the modules with $pad bytes before their code failed"
+				continue 2
+			fi
+			extra_files+=("$lko=flagsfirst-r$r.ko" "$lako=flagsfirst-against-r$r.ko")
+		done
+		extra_files+=("$BUILD/$kver/bench-layouts=bench-layouts")
+	fi
+	initrd=$(build_initramfs "$kver" "$ko" "$ako")
+	boot "$vmlinuz" "$initrd" "$mode" "$BUILD/$kver/console.log" || true
+	if [ "$mode" = demo ]; then
+		log=$(clean_log "$BUILD/$kver/console.log")
+		if grep -qE "$REPORTS" "$log"; then
+			echo "demo: the kernel log has a report:" >&2
+			grep -E -B 2 -A 20 "$REPORTS" "$log" | head -n 60 >&2
+			exit 1
+		fi
+		grep -q '^=== flagsfirst: done ===' "$log" ||
+			{ echo "demo: the guest never finished" >&2; exit 1; }
+		if ! grep -q '^=== flagsfirst: tour: [0-9]* steps, 0 wrong ===$' "$log"; then
+			echo "demo: a tour step no longer shows what its caption says:" >&2
+			grep '^=== flagsfirst: tour' "$log" >&2
+			exit 1
+		fi
+		exit 0
+	fi
+	if [ "$mode" = bench ]; then
+		log=$(clean_log "$BUILD/$kver/console.log")
+		echo "# kernel $kver, $(nproc) host cores, QEMU $(accel_of) with 2 vCPUs"
+		[ "${BENCH_ICOUNT:-0}" = 0 ] ||
+			echo "# BENCH_ICOUNT: a \"ns\" is one instruction executed; the vCPUs take turns"
+		[ "$layouts" = 0 ] ||
+			echo "# layouts: rounds 2-$BENCH_ROUNDS pad both modules' code alike: $(cut -d' ' -f2 "$BUILD/$kver/bench-layouts" | paste -sd' ') bytes"
+		sed -n '/^=== flagsfirst: bench begin/,/^=== flagsfirst: bench end/p' "$log" |
+			grep -v '^=== flagsfirst: bench [be]'
+		[ -z "$against" ] || bench_medians "$log" "$against"
+		if grep -q '^=== flagsfirst: bench end 0 ===' "$log"; then
+			record ok
+		else
+			record fail "$kver: bench"
+		fi
+		# A benchmark that left a kernel report measured a broken module.
+		check_guest "$kver" "$log"
+		continue
+	fi
+	echo "# kernel $kver"
+	if [ "$mode" = debug ]; then
+		check_debug "$kver" "$BUILD/$kver/console.log"
+	else
+		check_kernel "$kver" "$BUILD/$kver/console.log"
+	fi
+done
+
+[ "$mode" = survey ] && survey_table
+
+echo "# summary"
+for line in "${summary[@]}"; do
+	echo "#   $line"
+done
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]
