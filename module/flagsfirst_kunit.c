@@ -253,6 +253,7 @@ struct ffst_table_case {
 	struct ffst_op_abi abi[2];
 	bool no_abi, no_fields, no_handler;
 	unsigned int abi_version;
+	u64 mutating_flags;
 };
 
 static const struct ffst_table_case ffst_table_cases[] = {
@@ -270,6 +271,10 @@ static const struct ffst_table_case ffst_table_cases[] = {
 	{ "CHECK_FIELDS among its flags", -EINVAL, 16, { { 16, 1 }, { 16, BIT_ULL(63) } } },
 	{ "an ABI in force that the table lacks", -EINVAL, 16, { { 16, 1 }, { 16, 1 } },
 	  .abi_version = 2 },
+	{ "a mutating flag it takes", 0, 16, { { 16, 1 }, { 16, 3 } },
+	  .mutating_flags = 2 },
+	{ "a mutating flag it does not take", -EINVAL, 16, { { 16, 1 }, { 16, 1 } },
+	  .mutating_flags = 2 },
 };
 
 static void ffst_test_broken_tables_refuse_to_load(struct kunit *test)
@@ -283,6 +288,7 @@ static void ffst_test_broken_tables_refuse_to_load(struct kunit *test)
 			.abi = c->no_abi ? NULL : c->abi,
 			.fields = c->no_fields ? NULL : ffst_test_fields,
 			.handler = c->no_handler ? NULL : ffst_test_handler,
+			.mutating_flags = c->mutating_flags,
 		};
 		struct ffst_iface iface = {
 			.ioc_type = 'T',

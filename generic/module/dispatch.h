@@ -45,6 +45,8 @@ struct ffst_op_abi {
  *	__reserved field.  The dispatcher also rejects a non-zero byte
  *	wherever it is 0, so the two cannot drift.
  * @mutates: changes state, so needs an fd opened for writing (EBADF)
+ * @mutating_flags: for an op that does not, the flags that make a call
+ *	of it change state (QUERY's RESET), and so need one too
  * @args_valid: flag combinations and field rules on the op's struct, or
  *	NULL if none
  * @handler: the operation on @file, called once every generic rule has
@@ -59,6 +61,7 @@ struct ffst_op {
 	const struct ffst_op_abi *abi;
 	const void *fields;
 	bool mutates;
+	u64 mutating_flags;
 	bool (*args_valid)(const void *args, size_t usize);
 	long (*handler)(struct file *file, void *args, void __user *uarg,
 			size_t usize);
@@ -169,12 +172,13 @@ struct ffst_iface {
  * NULL makes ffst_iface_check() refuse the table at load, naming the op.
  * @abi is the op's array of struct ffst_op_abi; @valid may be NULL.
  */
-#define FFST_OP(ioc, ver0, abi_, tpl, mut, valid, fn)			\
+#define FFST_OP(ioc, ver0, abi_, tpl, mut, mut_flags, valid, fn)		\
 	[_IOC_NR(ioc)] = {						\
 		.size_ver0 = (ver0),					\
 		.abi = (abi_),						\
 		.fields = (tpl),					\
 		.mutates = (mut),					\
+		.mutating_flags = (mut_flags),				\
 		.args_valid = (valid),					\
 		.handler = (fn),					\
 	}

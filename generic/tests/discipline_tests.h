@@ -40,6 +40,7 @@ FIXTURE_VARIANT(op) {
 	bool (*happened)(int fd, void *state);
 	bool changes_table;		/* a successful call has an effect */
 	bool mutates;			/* needs an fd open for writing */
+	uint64_t mutating_flags;	/* or does with these flags */
 	bool returns_fd;		/* a successful call returns an fd */
 	/*
 	 * What a call with just this known bit returns, as root and not
@@ -402,6 +403,28 @@ TEST_F(op, a_read_only_fd_fails_a_mutating_op_with_EBADF_and_runs_the_others)
 		  call_on(self->fd, ro, variant, self->state, 0));
 	EXPECT_EQ(variant->mutates ? false : variant->changes_table,
 		  variant->happened(self->fd, self->state));
+	close(ro);
+}
+
+/* A flag that makes an otherwise read-only op change state (RESET). */
+TEST_F(op, a_read_only_fd_fails_each_mutating_flag_with_EBADF)
+{
+	int bit, ro = variant->d->open_dev(O_RDONLY);
+
+	ASSERT_LE(0, ro);
+	for (bit = 0; bit < 64; bit++) {
+		uint64_t flag = 1ULL << bit;
+
+		if (!(variant->mutating_flags & flag))
+			continue;
+		EXPECT_EQ(-EBADF, call_on(self->fd, ro, variant, self->state,
+					  flag)) {
+			TH_LOG("flag bit %d", bit);
+		}
+		EXPECT_EQ(false, variant->happened(self->fd, self->state)) {
+			TH_LOG("flag bit %d changed something", bit);
+		}
+	}
 	close(ro);
 }
 

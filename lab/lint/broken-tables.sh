@@ -68,12 +68,12 @@ case_ bigger-than-the-buffer 'struct t: bigger than the dispatcher buffer' <<'EO
 struct t { __u64 flags, a, b, c, d, e, f, g, h; };	/* 72 bytes */
 FFST_ASSERT_LAYOUT(struct t, flags, a, b, c, d, e, f, g, h);
 EOF
-case_ entry-without-its-handler 'macro "FFST_OP" requires 7 arguments, but only 6 given' <<'EOF'
+case_ entry-without-its-handler 'macro "FFST_OP" requires 8 arguments, but only 7 given' <<'EOF'
 struct t { __u64 flags; __u64 a; };
 static const struct t t_fields = { .a = ~0ULL };
 const struct ffst_op t_ops[1] = {
 	FFST_OP(_IOWR('T', 0, struct t), 16,
-		FFST_EVERY_ABI(1, sizeof(struct t), 0), &t_fields, false, NULL),
+		FFST_EVERY_ABI(1, sizeof(struct t), 0), &t_fields, false, 0, NULL),
 };
 EOF
 case_ handler-of-another-struct 'from incompatible pointer type' <<'EOF'
@@ -101,7 +101,7 @@ FFST_HANDLER(t_handler, struct t)
 
 const struct ffst_op t_ops[1] = {
 	FFST_OP(_IOWR('T', 0, struct t), 16,
-		FFST_EVERY_ABI(1, sizeof(struct t), 0), &t_fields, false, NULL,
+		FFST_EVERY_ABI(1, sizeof(struct t), 0), &t_fields, false, 0, NULL,
 		t_handler_op),
 };
 EXPORT_SYMBOL_GPL(t_ops);

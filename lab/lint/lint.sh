@@ -111,6 +111,16 @@ done <"$kernels"
 kdir=$(awk '$3 == "-" { print $2; exit }' "$kernels")
 check "broken op tables and structs fail the build, each with its rule" \
 	lab/lint/broken-tables.sh "$kdir"
+# skeleton/, what scripts/new-interface copies and renames, is a real tree:
+# it builds, warning-free, and checkpatch finds nothing in it.
+check "skeleton: checkpatch --strict on module/ and uapi/" \
+	checkpatch -f $(git ls-files 'skeleton/module/*.[ch]' 'skeleton/uapi/*')
+check "skeleton: the module builds with W=1 C=1 (first kernel)" bash -c "
+	rm -rf $out/skel && cp -rL skeleton $out/skel &&
+	make -s -C $kdir M=$out/skel W=1 C=1 modules 2>&1 | grep -v 'Skipping BTF' | grep . && exit 1; test -e $out/skel/module/skel.ko"
+check "skeleton: its suite and client build with -Werror" bash -c "
+	make -s -C $out/skel/tests KSFT_DIR=$src/tools/testing/selftests >/dev/null &&
+	make -s -C $out/skel/userspace >/dev/null"
 # The generic files include nothing of flagsfirst's own and name none of
 # its symbols: a generated interface receives them renamed, and they are
 # called, never calling.  And nothing #includes a .c file.

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* skel: its table of operations, and what its files share. */
+#ifndef _SKEL_IOCTL_H
+#define _SKEL_IOCTL_H
+
+#include <linux/fs.h>
+#include <linux/skel.h>
+
+#include "dispatch.h"
+
+/* ioctl numbers 0x00 to 0x0f; a number without a handler is ENOTTY */
+#define SKEL_NR_OPS		16
+/* ABI versions (abi_version picks one at load) */
+#define SKEL_ABI_LATEST	0
+#define SKEL_NR_ABI		(SKEL_ABI_LATEST + 1)
+
+extern unsigned int skel_abi_version;
+extern const struct ffst_op skel_ops[SKEL_NR_OPS];
+
+int skel_ioctl_init(void);
+long skel_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
+
+#endif /* _SKEL_IOCTL_H */

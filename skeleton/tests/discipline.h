@@ -1,0 +1,1 @@
+../../generic/tests/discipline.h

@@ -1,0 +1,27 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# The client against the loaded module, as TAP: probe shows every op as
+# CHECK_FIELDS answers it, raw shows the dispatcher's errnos.
+n=0
+expect() {	# description, output pattern, command...
+	what=$1 pattern=$2
+	shift 2
+	n=$((n + 1))
+	if "$@" >/tmp/client.out 2>&1 && grep -qE -e "$pattern" /tmp/client.out; then
+		echo "ok $n $what"
+	else
+		echo "not ok $n $what"
+		sed 's/^/# /' /tmp/client.out
+	fi
+}
+echo 1..5
+expect "probe shows CONFIGURE's size and flags" '^configure +24 +ADD\|SUB\|CHECK_FIELDS +value' \
+	skel probe
+expect "probe shows QUERY's size and flags" '^query +24 +RESET\|CHECK_FIELDS +value changes' \
+	skel probe
+expect "raw: a struct a byte short of VER0 is EINVAL" 'size 23 .* -> EINVAL' \
+	sh -c 'skel raw configure --size 23 --flags 0; true'
+expect "raw: an unknown flag is EINVAL" 'flags .*unknown to this client.* -> EINVAL' \
+	sh -c 'skel raw query --size 24 --flags 0x100; true'
+expect "raw: a bigger struct with a non-zero tail is E2BIG" '-> E2BIG' \
+	sh -c 'skel raw configure --size 32 --flags 0 --tail-byte 1; true'

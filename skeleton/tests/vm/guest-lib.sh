@@ -1,0 +1,1 @@
+../../../generic/vm/guest-lib.sh

@@ -1,0 +1,1 @@
+../../../generic/vm/in-chroot.sh
