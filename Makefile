@@ -112,7 +112,7 @@ install: module userspace
 	@if [ -z "$(DESTDIR)" ]; then depmod -a $(KREL); fi
 
 uninstall:
-	rm -f $(DESTDIR)/lib/modules/$(KREL)/$(INSTALL_MOD_DIR)/module/flagsfirst.ko
+	rm -f $(DESTDIR)/lib/modules/$(KREL)/$(INSTALL_MOD_DIR)/module/flagsfirst.ko*
 	rm -f $(DESTDIR)$(PREFIX)/include/linux/flagsfirst.h
 	rm -f $(DESTDIR)$(PREFIX)/bin/flagsfirst
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN_1)))
