@@ -312,6 +312,9 @@ static pid_t timed_writer(uid_t uid, const char *cg, int stop, int out)
  * writers' own cgroup counts the time they stalled on memory (PSI), and
  * they have all the room they want there.
  */
+/* Stalls of a writer's own, not reclaim for the watchers: well under this. */
+#define STALL_BOUND_US	20000
+
 /* One round of uid 65534's DELETE_ALL with other uids writing, as measured. */
 struct watcher_round {
 	struct hostile_report rep;
@@ -417,9 +420,15 @@ TEST_F_TIMEOUT(memcg, watchers_in_a_full_cgroup_never_make_other_writers_wait, 3
 		EXPECT_GT(bound, full.lat[i].worst_ns) TH_LOG("a writer waited");
 		EXPECT_EQ(0, full.lat[i].failed);
 	}
+	/*
+	 * Reclaim for the watcher under the table's lock stalled the writers
+	 * for seconds; what is left is a page fault that met the VM's own
+	 * pressure outside the lock (211 us once, in one run of 16 on 7.2).
+	 */
 	TH_LOG("the writers stalled on memory for %ld us", full.stalled);
 	if (full.stalled >= 0)
-		EXPECT_EQ(0, full.stalled) TH_LOG("a writer reclaimed for the watcher");
+		EXPECT_GT(STALL_BOUND_US, full.stalled)
+			TH_LOG("a writer reclaimed for the watcher");
 	EXPECT_EQ(0, full.ooms) TH_LOG("the OOM killer ran in the watcher's cgroup");
 	/* 6.1 counts no rejected charge; where one is counted, records were lost */
 	if (full.failed_charges > 0)

@@ -44,7 +44,8 @@ build_initramfs() {	# kver ko -> path of the cpio
 	done
 	cp "$top/tests/vm/init" "$top/tests/vm/guest-lib.sh" \
 	   "$top/tests/vm/guest-check.sh" "$top/tests/vm/guest-client.sh" \
-	   "$top/tests/skel_test" "$2" "$root/"
+	   "$top/tests/skel_test" "$top/tests/skel_test-m32" \
+	   "$top/tests/skel_test-v0" "$top/tests/skel_test-v0-m32" "$2" "$root/"
 	cp "$top/userspace/skel" "$root/bin/"
 	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) \
 		>"$BUILD/$1/initramfs.cpio.gz"
@@ -52,9 +53,21 @@ build_initramfs() {	# kver ko -> path of the cpio
 }
 
 check_kernel() {	# kver log
-	local log label marker
+	local log label marker latest abi bin bits who labels=client
 	log=$(clean_log "$2")
-	for label in root uid65534 client; do
+	# every cell of the matrix, from the module's latest ABI down to 0
+	latest=$(sed -n 's/^=== skel: check latest abi_version=\([0-9]*\) ===$/\1/p' "$log")
+	[ -n "$latest" ] || { record fail "$1: the module's latest ABI never showed"; latest=0; }
+	for abi in $(seq "$latest" -1 0); do
+		for bin in current v0; do
+			for bits in 64 32; do
+				for who in root uid65534; do
+					labels="$labels abi$abi.$bin.$bits.$who"
+				done
+			done
+		done
+	done
+	for label in $labels; do
 		if grep -q "^=== skel: exit $label " "$log"; then
 			count_run "$1" "$log" "$label"
 			# a run of nothing but SKIPs proves nothing
