@@ -240,7 +240,7 @@ sid_chroot() {
 }
 
 # make syz's guest: bookworm with sshd (syz-manager drives its VMs over
-# ssh); lab/syz/run.sh adds the module, an init and the key, and makes
+# ssh); make syz adds the module, an init and the key, and makes
 # the disk image from it each run.
 SYZ_ROOT_PACKAGES="openssh-server,iproute2,kmod"
 syz_rootfs() {

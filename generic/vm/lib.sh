@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
-# Sourced by lab/vm/run.sh: what every job in a QEMU VM needs, whatever
-# the interface under test does: building the module against a kernel,
-# booting a kernel with an initramfs, counting the kselftest TAP of each
-# run between the guest's markers (guest-lib.sh), and failing on a guest
+# Sourced by the project's VM runner (run.sh): what every job in a QEMU
+# VM needs, whatever the interface under test does: building the module
+# against a kernel, booting a kernel with an initramfs, counting the
+# kselftest TAP of each run between the guest's markers (guest-lib.sh), and failing on a guest
 # that never finished or a kernel log with a report.  The caller sets top,
 # CACHE, BUILD, TIMEOUT, MEMORY, APPEND and mode first.
 
@@ -14,7 +14,7 @@ step() { printf '>>> %s\n' "$*" >&2; }
 
 # Builds the module against @kdir, inside the chroot @root unless it is
 # "-" (sid's kernels: their compiler and kbuild tools are sid's), from the
-# tree @from (default: this one; make mutate passes a mutant's copy).
+# tree @from (default: this one; a caller may build another copy).
 # What the module is built from: Kbuild, module/, uapi/ and, where the
 # project keeps it apart (flagsfirst does), the generic core.
 copy_module_source() {	# from to
@@ -61,7 +61,7 @@ pick_accel() {	# vmlinuz initrd
 		timeout 20 qemu-system-x86_64 -accel kvm -cpu host -m 512 \
 			-display none -serial stdio -monitor none -no-reboot \
 			-kernel "$1" -initrd "$2" \
-			-append "console=ttyS0 panic=-1 quiet ffrun=probe" \
+			-append "console=ttyS0 panic=-1 quiet vmjob=probe" \
 			</dev/null >"$stamp.log" 2>&1 || true
 		if grep -q '=== flagsfirst: done ===' "$stamp.log"; then
 			echo kvm >"$stamp"
@@ -90,7 +90,7 @@ boot() {	# vmlinuz initrd job log
 		timeout "$TIMEOUT" qemu-system-x86_64 -accel "$accel" -cpu "$cpu" \
 			-smp 2 -m "$MEMORY" -display none -serial stdio -monitor none \
 			-no-reboot -kernel "$1" -initrd "$2" ${QEMU_ARGS:-} \
-			-append "console=ttyS0 panic=-1 quiet loglevel=4 ffrun=$3 $APPEND" \
+			-append "console=ttyS0 panic=-1 quiet loglevel=4 vmjob=$3 $APPEND" \
 			</dev/null 2>&1 | tee "$4" | show
 		grep -aq '^=== flagsfirst: kernel ' "$4" && return 0
 		step "the kernel died before the guest's init ran: booting it again"
@@ -141,8 +141,8 @@ count_run() {	# kver log label
 	rc=$(sed -n "s/^=== flagsfirst: exit $3 \([0-9]*\) ===$/\1/p" "$2")
 	[ "$rc" = 0 ] || f=$((f + 1))	# a crash or a harness error
 	# Every test of the plan reported: a run that never started or was cut
-	# off is a failure.  (The torture runs print no TAP: their exit status
-	# judges them.)  That a cell passed any test at all is the caller's to
+	# off is a failure.  (Runs labelled fuzz, stress or faults print no
+	# TAP: their exit status judges them.)  That a cell passed any test at all is the caller's to
 	# check, over its programs: one program may skip every test (as a user
 	# without the capability it needs) or have them all filtered out.
 	plan=$(sed -n 's/^1\.\.\([0-9][0-9]*\)$/\1/p' "$run" | head -n 1)
