@@ -2,8 +2,9 @@
 # Sourced by the project's VM runner (run.sh): what every job in a QEMU
 # VM needs, whatever the interface under test does: building the module
 # against a kernel, booting a kernel with an initramfs, counting the
-# kselftest TAP of each run between the guest's markers (guest-lib.sh), and failing on a guest
-# that never finished or a kernel log with a report.  The caller sets top,
+# kselftest TAP of each run between the guest's markers (guest-lib.sh),
+# and failing on a guest that never finished or a kernel log with a
+# report.  The caller sets top,
 # CACHE, BUILD, TIMEOUT, MEMORY, APPEND and mode first.
 
 # What the guest's kernel log must never show: WARN, BUG, Oops, KASAN,
