@@ -86,7 +86,7 @@ build_in() {	# root dir command...: runs a make in the tree copied to dir
 	local root=$1 dir=$2
 	shift 2
 	rm -rf "${root#-}$dir" && mkdir -p "${root#-}$dir" &&
-		cp -r Kbuild module uapi "${root#-}$dir/"
+		cp -r Kbuild module uapi generic "${root#-}$dir/"
 	if [ "$root" = - ]; then
 		"$@"
 	else
