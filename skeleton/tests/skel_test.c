@@ -63,11 +63,41 @@ static void forget_changes(int fd, void *state)
 	n->changes = query(fd, 0).changes;
 }
 
-/* skel, as it describes itself to the dispatcher's tests: one release. */
+/*
+ * What each ABI release of the module has for each op (by ioctl number):
+ * its struct size and flags, written out here -- not taken from a header,
+ * since a binary built against the first release's knows that one only,
+ * nor from the module, which is what is under test.  A release adds a row.
+ */
+static const struct release releases[][2] = {
+	[0] = {
+		[0x00] = { SKEL_CONFIGURE_SIZE_VER0, 0x03 },	/* ADD, SUB */
+		[0x01] = { SKEL_QUERY_SIZE_VER0, 0x01 },	/* RESET */
+	},
+};
+#define NR_RELEASES	(int)(sizeof(releases) / sizeof(releases[0]))
+
+/* The release the module runs: the cell's (SKEL_ABI), else the latest. */
+static int module_abi(void)
+{
+	const char *cell = getenv("SKEL_ABI");
+	int abi = cell ? atoi(cell) : NR_RELEASES - 1;
+
+	return abi < NR_RELEASES ? abi : NR_RELEASES - 1;
+}
+
+static const struct release *release_of(unsigned int nr)
+{
+	return &releases[module_abi()][nr];
+}
+
+/* skel, as it describes itself to the dispatcher's tests. */
 static const struct discipline skel_discipline = {
 	.ioc_type = SKEL_IOC_TYPE,
 	.check_fields = SKEL_CHECK_FIELDS,
 	.open_dev = open_dev_mode,
+	.module_abi = module_abi,
+	.release_of = release_of,
 	.state_size = sizeof(struct names),
 	.forget_changes = forget_changes,
 };
