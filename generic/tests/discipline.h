@@ -85,7 +85,8 @@ struct field {
  * @module_abi: the ABI release the module under test runs, as the test
  *	knows it (never by asking the module); NULL: one release so far, 0
  * @release_of: op @nr in that release, for an interface with several;
- *	NULL: one release, each variant's own size and flags
+ *	NULL (the function, or what it returns) or a size of 0: the
+ *	variant's own size and flags
  * @state_size: the bytes of state a test's calls share (zeroed)
  * @setup: makes that state, on the fixture's fd; NULL: nothing to make
  * @teardown: undoes @setup; NULL: nothing to undo

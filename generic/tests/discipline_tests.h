@@ -126,13 +126,19 @@ static int call_on(int rw, int fd, const FIXTURE_VARIANT(op) *v, void *state,
 	return op_result(v, ffst(fd, op_cmd(v, v->size), buf), flags);
 }
 
-/* The release the running module is, for @v's op. */
+/*
+ * What the running module's release has for @v's op: the interface's
+ * table says, or for an op it has no row for (NULL, or size 0), the
+ * variant's own size and flags.
+ */
 static struct release module_release(const FIXTURE_VARIANT(op) *v)
 {
 	struct release r = { v->size, v->flags };
+	const struct release *in = v->d->release_of ?
+				   v->d->release_of(v->nr) : NULL;
 
-	if (v->d->release_of)
-		r = *v->d->release_of(v->nr);
+	if (in && in->size)
+		r = *in;
 	return r;
 }
 
