@@ -67,6 +67,7 @@ check_kernel() {	# kver log
 			done
 		done
 	done
+	echo "# $1: the runs, every cell of the matrix and the client: $labels"
 	for label in $labels; do
 		if grep -q "^=== skel: exit $label " "$log"; then
 			count_run "$1" "$log" "$label"
