@@ -56,6 +56,15 @@ static long skel_configure(struct file *file,
 
 FFST_HANDLER(skel_configure, struct skel_configure)
 
+/* CHECK_FIELDS's answer, and the layout the dispatcher relies on */
+static const struct skel_configure skel_configure_fields = {
+	.value = ~0ULL,
+};
+
+static_assert(offsetofend(struct skel_configure, value) ==
+	      SKEL_CONFIGURE_SIZE_VER0);
+FFST_ASSERT_LAYOUT(struct skel_configure, flags, __reserved, value);
+
 static long skel_query(struct file *file, struct skel_query *q,
 		       void __user *uarg, size_t usize)
 {
@@ -74,16 +83,16 @@ static long skel_query(struct file *file, struct skel_query *q,
 
 FFST_HANDLER(skel_query, struct skel_query)
 
-static const struct skel_configure skel_configure_fields = {
-	.value = ~0ULL,
-};
-
 static const struct skel_query skel_query_fields = {
 	.value = ~0ULL,
 	.changes = ~0ULL,
 };
 
-/* Adding an operation is an entry here and a handler above. */
+static_assert(offsetofend(struct skel_query, changes) ==
+	      SKEL_QUERY_SIZE_VER0);
+FFST_ASSERT_LAYOUT(struct skel_query, flags, value, changes);
+
+/* Adding an operation is a block above and an entry here. */
 const struct ffst_op skel_ops[SKEL_NR_OPS] = {
 	FFST_OP(SKEL_IOC_CONFIGURE, SKEL_CONFIGURE_SIZE_VER0,
 		FFST_EVERY_ABI(SKEL_NR_ABI, sizeof(struct skel_configure),
@@ -97,14 +106,6 @@ const struct ffst_op skel_ops[SKEL_NR_OPS] = {
 		skel_query_op),
 };
 EXPORT_SYMBOL_IF_KUNIT(skel_ops);
-
-/* Every published size, and the layout rules the dispatcher relies on. */
-static_assert(offsetofend(struct skel_configure, value) ==
-	      SKEL_CONFIGURE_SIZE_VER0);
-FFST_ASSERT_LAYOUT(struct skel_configure, flags, __reserved, value);
-static_assert(offsetofend(struct skel_query, changes) ==
-	      SKEL_QUERY_SIZE_VER0);
-FFST_ASSERT_LAYOUT(struct skel_query, flags, value, changes);
 
 /* skel, as it describes itself to the dispatcher. */
 static const struct ffst_iface skel_iface = {
