@@ -55,7 +55,10 @@ struct op {
 	size_t size;		/* sizeof the struct in this client's header */
 	const struct flag_name *flags;
 	const struct field *fields;
-	/* raw: a call of it into @out (@size bytes), @flags and the rest */
+	/*
+	 * raw: a call of it into @out (@size bytes), @flags and the rest; or
+	 * NULL: @flags, then each of @fields from its option ("--value N")
+	 */
 	void (*raw_fill)(void *out, uint64_t flags, uint64_t reserved,
 			 struct raw_opts *o);
 	/* raw: after a call that succeeded (an op that returns an fd closes it) */
@@ -210,6 +213,49 @@ static uint64_t raw_u64(struct raw_opts *o, const char *key, uint64_t def)
 }
 
 /*
+ * raw's call of an op without a raw_fill of its own: @flags, then each
+ * field of the op's table from its option, "--NAME VALUE" (0 without).
+ * A field of 1, 2, 4 or 8 bytes takes the value's low bytes.  Fails on
+ * --reserved, which only an op's own raw_fill knows where to put.
+ */
+static int raw_fill_fields(const struct op *op, unsigned char *out,
+			   uint64_t flags, uint64_t reserved,
+			   struct raw_opts *o)
+{
+	const struct field *f;
+	char key[64];
+
+	if (reserved)
+		return -1;
+	memcpy(out, &flags, sizeof(flags));
+	for (f = op->fields; f->name; f++) {
+		union { uint8_t u8; uint16_t u16; uint32_t u32; uint64_t u64; } x;
+		uint64_t v;
+
+		snprintf(key, sizeof(key), "--%s", f->name);
+		v = raw_u64(o, key, 0);
+		switch (f->size) {
+		case 1:
+			x.u8 = v;
+			break;
+		case 2:
+			x.u16 = v;
+			break;
+		case 4:
+			x.u32 = v;
+			break;
+		case 8:
+			x.u64 = v;
+			break;
+		default:
+			return -1;
+		}
+		memcpy(out + f->offset, &x, f->size);
+	}
+	return 0;
+}
+
+/*
  * Sends any size, flags and trailing bytes and prints the verdict.  The
  * struct is placed to end exactly at a page boundary followed by an unmapped
  * page, so a kernel that read past usize would fault.
@@ -226,7 +272,7 @@ static int cmd_raw(int fd, const struct client *c, int argc, char **argv)
 	int i, ret;
 
 	op = argc < 1 ? NULL : find_op(c, argv[0]);
-	if (!op || !op->raw_fill || op->size > sizeof(out))
+	if (!op || op->size > sizeof(out))
 		return c->usage();
 	for (i = 1; i + 1 < argc; i += 2) {
 		if (strcmp(argv[i], "--size") && strcmp(argv[i], "--flags") &&
@@ -251,7 +297,10 @@ static int cmd_raw(int fd, const struct client *c, int argc, char **argv)
 	if (i != argc || !have_size || usize >= RAW_MAX || tail > 0xff)
 		return c->usage();
 	/* Designated initializers in raw_fill: a struct that grows must not break them. */
-	op->raw_fill(out, flags, reserved, &o);
+	if (op->raw_fill)
+		op->raw_fill(out, flags, reserved, &o);
+	else if (raw_fill_fields(op, out, flags, reserved, &o))
+		return c->usage();
 	for (i = 0; i < o.n; i++)
 		if (!o.used[i])
 			return c->usage();

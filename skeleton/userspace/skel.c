@@ -14,6 +14,7 @@
 #include <linux/skel.h>
 
 #include "client.h"
+#include "ops.h"	/* from the header, by ops.sh: every op's flags and fields */
 
 static const char *errno_name(int err)
 {
@@ -55,15 +56,28 @@ static int fail(const char *what)
 	return 1;
 }
 
+/* Every op of the header (ops.h): probe and raw know each. */
+static const struct op ops[] = { SKEL_OPS };
+
 static int usage(void)
 {
+	const struct op *op;
+
 	fputs("usage: skel configure VALUE [--add|--sub]\n"
 	      "       skel query [--reset]\n"
 	      "       skel probe\n"
-	      "       skel raw configure|query --size N --flags X\n"
-	      "                  [--tail-byte B] [--reserved X] [--value N]\n"
-	      "The device is $SKEL_DEV, or /dev/skel; each run opens it anew.\n",
-	      stderr);
+	      "       skel raw OP --size N --flags X [--tail-byte B] [--FIELD N]...\n"
+	      "OP and its fields:\n", stderr);
+	for (op = ops; op < ops + ARRAY_SIZE(ops); op++) {
+		const struct field *f;
+
+		fprintf(stderr, "  %s:", op->name);
+		for (f = op->fields; f->name; f++)
+			fprintf(stderr, " --%s", f->name);
+		fputc('\n', stderr);
+	}
+	fputs("The device is $SKEL_DEV, or /dev/skel; its counter is the\n"
+	      "device's, so one run sees what the one before it did.\n", stderr);
 	return 2;
 }
 
@@ -80,28 +94,6 @@ static int open_dev(void)
 			path, strerror(errno));
 	return fd;
 }
-
-static const struct flag_name configure_flags[] = {
-	{ SKEL_CONFIGURE_ADD, "ADD" },
-	{ SKEL_CONFIGURE_SUB, "SUB" },
-	{ SKEL_CHECK_FIELDS, "CHECK_FIELDS" },
-	{ 0, NULL },
-};
-
-static const struct field configure_fields[] = {
-	FIELD(skel_configure, value), { NULL, 0, 0 },
-};
-
-static const struct flag_name query_flags[] = {
-	{ SKEL_QUERY_RESET, "RESET" },
-	{ SKEL_CHECK_FIELDS, "CHECK_FIELDS" },
-	{ 0, NULL },
-};
-
-static const struct field query_fields[] = {
-	FIELD(skel_query, value), FIELD(skel_query, changes),
-	{ NULL, 0, 0 },
-};
 
 static int cmd_configure(int fd, int argc, char **argv)
 {
@@ -137,33 +129,13 @@ static int cmd_query(int fd, int argc, char **argv)
 	return 0;
 }
 
-static void raw_configure(void *out, uint64_t flags, uint64_t reserved,
-			  struct raw_opts *o)
-{
-	struct skel_configure c = {
-		.flags = flags, .value = raw_u64(o, "--value", 1),
-		.__reserved = reserved,
-	};
-
-	memcpy(out, &c, sizeof(c));
-}
-
-static void raw_query(void *out, uint64_t flags, uint64_t reserved,
-		      struct raw_opts *o)
-{
-	struct skel_query q = { .flags = flags };
-
-	(void)reserved;
-	(void)o;
-	memcpy(out, &q, sizeof(q));
-}
-
-/* Every op: probe, raw and its own command from one entry. */
-static const struct op ops[] = {
-	{ "configure", _IOC_NR(SKEL_IOC_CONFIGURE), sizeof(struct skel_configure),
-	  configure_flags, configure_fields, raw_configure, NULL, cmd_configure },
-	{ "query", _IOC_NR(SKEL_IOC_QUERY), sizeof(struct skel_query),
-	  query_flags, query_fields, raw_query, NULL, cmd_query },
+/* The ops' own commands, by name; an op without one has probe and raw. */
+static const struct {
+	const char *name;
+	int (*run)(int fd, int argc, char **argv);
+} cmds[] = {
+	{ "configure", cmd_configure },
+	{ "query", cmd_query },
 };
 
 /* skel, as it describes itself to the client core (client.h). */
@@ -180,8 +152,8 @@ static const struct client client = {
 
 int main(int argc, char **argv)
 {
-	const struct op *op;
 	const char *cmd;
+	size_t i;
 	int fd, ret;
 
 	if (argc < 2)
@@ -192,9 +164,11 @@ int main(int argc, char **argv)
 		return 1;
 	argc -= 2;
 	argv += 2;
-	op = find_op(&client, cmd);
-	if (op && op->cmd)
-		ret = op->cmd(fd, argc, argv);
+	for (i = 0; i < ARRAY_SIZE(cmds); i++)
+		if (!strcmp(cmd, cmds[i].name))
+			break;
+	if (i < ARRAY_SIZE(cmds))
+		ret = cmds[i].run(fd, argc, argv);
 	else if (!strcmp(cmd, "probe"))
 		ret = argc ? usage() : cmd_probe(fd, &client);
 	else if (!strcmp(cmd, "raw"))
