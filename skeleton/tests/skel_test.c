@@ -76,7 +76,8 @@ static const struct release releases[][16] = {
 		[0x01] = { SKEL_QUERY_SIZE_VER0, 0x01 },	/* RESET */
 	},
 };
-#define NR_RELEASES	(int)(sizeof(releases) / sizeof(releases[0]))
+
+#define NR_RELEASES	(int)ARRAY_SIZE(releases)
 
 /* The release the module runs: the cell's (SKEL_ABI), else the latest. */
 static int module_abi(void)
