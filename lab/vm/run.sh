@@ -128,7 +128,7 @@ step "setting up (packages, linux-source for the kselftest harness)"
 TOPICS=$(make -s -C "$top/tests" topics)
 "$fetch" deps
 ksft=$("$fetch" source)/tools/testing/selftests
-make -s -C "$top" userspace tests KSFT_DIR="$ksft"
+make -s -j"$(nproc)" -C "$top" userspace tests KSFT_DIR="$ksft"
 qemu_args=${QEMU_ARGS:-}
 
 build_initramfs() {	# kver ko [against-ko] -> path of the cpio
