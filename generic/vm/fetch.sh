@@ -3,9 +3,8 @@
 # Sets a machine up for the VM tests, from Debian's archive only, caching
 # everything under $FLAGSFIRST_CACHE (default ~/.cache/flagsfirst):
 #
-#   fetch.sh deps [debug|lint|syz]  install the packages the build and the
-#                            VM need (and those of the debug kernel, of lint,
-#                            or of make syz)
+#   fetch.sh deps [lint]     install the packages the build and the VM
+#                            need (and those of make lint)
 #   fetch.sh source          linux-source-6.12 (kselftest harness, checkpatch);
 #                            prints the tree's path
 #   fetch.sh kernel SERIES   newest Debian kernel of SERIES and its headers;
@@ -13,8 +12,6 @@
 #   fetch.sh go              Go from bookworm-backports (syzkaller's build
 #                            wants 1.22 or later), unpacked, not installed;
 #                            prints its GOROOT
-#   fetch.sh syz-rootfs      make syz's guest tree (bookworm, sshd); prints
-#                            its path
 #
 # SERIES: 6.1 and 6.12 (bookworm), 6.12-rt (bookworm's PREEMPT_RT kernel),
 # newest (sid's linux-image-amd64).  ROOT is "-", or for newest the sid
@@ -33,14 +30,8 @@ set -euo pipefail
 CACHE=${FLAGSFIRST_CACHE:-$HOME/.cache/flagsfirst}
 PACKAGES="make gcc libc6-dev gcc-multilib qemu-system-x86 busybox-static cpio
 	  xz-utils dwarves perl"
-# What building the debug kernel needs on top
-DEBUG_PACKAGES="flex bison bc libelf-dev libssl-dev"
 # What make lint needs on top
 LINT_PACKAGES="sparse cppcheck mandoc dkms kmod g++ g++-multilib"
-# What make syz needs on top of the debug kernel's: syzkaller's executor
-# (C++, static), its VM image (debootstrap, mkfs.ext4 -d), ssh into it,
-# and the manager's HTTP pages and -bench file (curl, python3)
-SYZ_PACKAGES="g++ debootstrap e2fsprogs openssh-client curl python3"
 # What the sid chroot holds besides its compiler: kbuild's own needs, and
 # sparse and dkms for make lint
 CHROOT_PACKAGES="make,binutils,libelf1t64,libssl3t64,zlib1g,pahole,kmod,libc6-dev,sparse,dkms"
@@ -80,9 +71,7 @@ install_missing() {	# packages...
 
 deps() {
 	local list=$PACKAGES
-	[ "${1:-}" = debug ] && list="$PACKAGES $DEBUG_PACKAGES"
 	[ "${1:-}" = lint ] && list="$PACKAGES $LINT_PACKAGES"
-	[ "${1:-}" = syz ] && list="$PACKAGES $DEBUG_PACKAGES $SYZ_PACKAGES"
 	# shellcheck disable=SC2086
 	install_missing $list
 }
@@ -239,19 +228,6 @@ sid_chroot() {
 	echo "$root"
 }
 
-# make syz's guest: bookworm with sshd (syz-manager drives its VMs over
-# ssh); make syz adds the module, an init and the key, and makes
-# the disk image from it each run.
-SYZ_ROOT_PACKAGES="openssh-server,iproute2,kmod"
-syz_rootfs() {
-	local root=$CACHE/syz/rootfs uri key
-	read -r uri key < <(archive_entry)
-	debootstrap_once "$root" "the syz guest" bookworm "$uri" \
-		"${key:-/usr/share/keyrings/debian-archive-keyring.gpg}" \
-		"$SYZ_ROOT_PACKAGES"
-	echo "$root"
-}
-
 # The kernel's Makefile (6.16 on) runs scripts/checker-valid.sh before a
 # C=1/C=2 build and needs it to print 1, but Debian's headers do not ship
 # it: supply one with the same contract (the checker exists and reports no
@@ -366,11 +342,13 @@ source_tree() {
 	printf '%s\n' "$tree"
 }
 
+# Sourced (a project's own fetch script adding its jobs): functions only.
+[ "${BASH_SOURCE[0]}" = "$0" ] || return 0
+
 case ${1:-} in
 deps)	deps "${2:-}" ;;
 source)	source_tree ;;
 kernel)	kernel "${2:?series}" ;;
 go)	go_root ;;
-syz-rootfs)	syz_rootfs ;;
-*)	sed -n '3,20p' "$0" >&2; exit 2 ;;
+*)	sed -n '3,17p' "$0" >&2; exit 2 ;;
 esac

@@ -10,7 +10,7 @@
 #  2. The kernel: make check-debug's debug kernel (lab/vm/debug-kernel.sh
 #     debug: KASAN, lockdep, kmemleak, and syz.config's KCOV, disk and
 #     NIC); the module is built against it, so it is instrumented too.
-#  3. The guest: bookworm with sshd (generic/vm/fetch.sh syz-rootfs), the
+#  3. The guest: bookworm with sshd (lab/vm/fetch.sh syz-rootfs), the
 #     module loaded by its init, made into a disk image each run.
 #  4. syz-manager runs the VM for N minutes with only the module's calls
 #     (and close) enabled, then stops; its -bench file and its /rawcover
@@ -43,7 +43,7 @@ finish() {
 	exit
 }
 
-"$top/generic/vm/fetch.sh" deps syz
+"$top/lab/vm/fetch.sh" deps syz
 . "$here/env.sh"
 
 step "building syzkaller in $tree (about 6 minutes cold)"
@@ -82,7 +82,7 @@ else
 fi
 
 step "the guest image"
-rootfs=$("$top/generic/vm/fetch.sh" syz-rootfs) || { notok "no guest tree"; finish; }
+rootfs=$("$top/lab/vm/fetch.sh" syz-rootfs) || { notok "no guest tree"; finish; }
 key=$CACHE/syz/id_ed25519
 [ -e "$key" ] || ssh-keygen -q -t ed25519 -N '' -C flagsfirst-syz -f "$key"
 img=$work/image

@@ -23,7 +23,7 @@ rt)	fragments+=("$top/lab/debug/debug-rt.config") ;;
 esac
 log() { printf 'debug-kernel (%s): %s\n' "$variant" "$*" >&2; }
 
-"$top/generic/vm/fetch.sh" deps debug
+"$top/lab/vm/fetch.sh" deps debug
 src=$("$top/generic/vm/fetch.sh" source)
 key=$(cat "$src/.version" "${fragments[@]}" | sha256sum | cut -c1-16)
 out=$CACHE/debug-kernel/$key
