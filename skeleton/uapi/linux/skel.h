@@ -49,8 +49,8 @@ struct skel_configure {
 	__u64 value;
 };
 
-#define SKEL_CONFIGURE_ADD		0x01	/* add @value to the counter */
-#define SKEL_CONFIGURE_SUB		0x02	/* subtract it; with ADD: EINVAL */
+#define SKEL_CONFIGURE_ADD		0x01ULL	/* add @value to the counter */
+#define SKEL_CONFIGURE_SUB		0x02ULL	/* subtract it; with ADD: EINVAL */
 #define SKEL_CONFIGURE_FLAGS		(SKEL_CONFIGURE_ADD | \
 					 SKEL_CONFIGURE_SUB)
 #define SKEL_CONFIGURE_SIZE_VER0	24	/* first published size */
@@ -74,7 +74,7 @@ struct skel_query {
 	__u64 changes;
 };
 
-#define SKEL_QUERY_RESET		0x01	/* and set @changes back to 0 */
+#define SKEL_QUERY_RESET		0x01ULL	/* and set @changes back to 0 */
 #define SKEL_QUERY_FLAGS		SKEL_QUERY_RESET
 #define SKEL_QUERY_SIZE_VER0		24	/* first published size */
 
