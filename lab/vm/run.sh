@@ -22,9 +22,11 @@
 #                  of $KERNELS)
 #   run.sh survey  flagsfirst survey on every kernel in $KERNELS, side by
 #                  side (no module needed)
-#   run.sh mutate  each mutant of lab/mutate/mutants (or those named in
-#                  $MUTANTS) built and run in its cells on $MUTATE_KERNEL
-#                  (default 6.1): a table and "killed K/N"
+#   run.sh mutate  each mutant of generic/mutate/mutants (the dispatcher's,
+#                  which every generated interface runs too) and of
+#                  lab/mutate/mutants (flagsfirst's own), or those named
+#                  in $MUTANTS, built and run in its cells on
+#                  $MUTATE_KERNEL (default 6.1): a table and "killed K/N"
 #
 # QEMU_ARGS are added to QEMU's command line.  make bench BENCH_ICOUNT=1
 # adds "-icount shift=0": the guest's clock then counts the instructions
@@ -64,8 +66,7 @@ bench)	KERNELS=${KERNELS:-6.1 6.12 6.12-rt newest}
 	APPEND="ffrounds=$BENCH_ROUNDS" ;;
 demo)	KERNELS=${KERNEL:-${KERNELS:-6.1}}; KERNELS=${KERNELS%% *} ;;
 survey)	KERNELS=${KERNELS:-6.1 6.12 6.12-rt newest} ;;
-mutate)	KERNELS=${MUTATE_KERNEL:-6.1}
-	MUTANTS_FILE=${MUTANTS_FILE:-$top/lab/mutate/mutants} ;;
+mutate)	KERNELS=${MUTATE_KERNEL:-6.1} ;;
 *)	echo "usage: run.sh check|debug|bench|demo|survey|mutate" >&2; exit 2 ;;
 esac
 
@@ -276,8 +277,11 @@ run_mutant() {	# kver vmlinuz kdir root name cells heavy
 	rm -rf "$src"
 	mkdir -p "$src"
 	copy_module_source "$top" "$src"
+	# the generic file's paths start at generic/, as in a generated project
 	if [ "$5" != baseline ] &&
-	   ! "$top/lab/mutate/mutants.pl" apply "$MUTANTS_FILE" "$5" "$src" 2>"$src.err"; then
+	   ! { "$top/generic/mutate/mutants.pl" apply "$top/lab/mutate/mutants" "$5" "$src" ||
+	       "$top/generic/mutate/mutants.pl" apply "$top/generic/mutate/mutants" "$5" "$src/generic"; } \
+		2>"$src.err"; then
 		verdict="does not apply: $(cat "$src.err")"
 		return
 	fi
@@ -345,15 +349,19 @@ killers_of() {	# name
 
 mutate_all() {	# kver vmlinuz kdir root
 	local list name cells heavy what union heavy_any n=0 k=0
-	if ! list=$("$top/lab/mutate/mutants.pl" list "$MUTANTS_FILE"); then
-		record fail "$MUTANTS_FILE cannot be read"
+	# The generic file's cells are the ABIs' ("latest", "abi0"): here,
+	# the 64-bit run of the current suite at that ABI.
+	if ! list=$({ "$top/generic/mutate/mutants.pl" list "$top/generic/mutate/mutants" |
+		      sed -E 's/\tlatest\t/\tabi1.current.64\t/; s/\tabi0\t/\tabi0.current.64\t/'
+		      "$top/generic/mutate/mutants.pl" list "$top/lab/mutate/mutants"; }); then
+		record fail "generic/mutate/mutants or lab/mutate/mutants cannot be read"
 		return
 	fi
 	if [ -n "${MUTANTS:-}" ]; then
 		list=$(echo "$list" | awk -F '\t' -v want=" $MUTANTS " 'index(want, " " $1 " ")')
 		for name in $MUTANTS; do
 			echo "$list" | cut -f 1 | grep -qx -- "$name" ||
-				record fail "MUTANTS names $name, which lab/mutate/mutants lacks"
+				record fail "MUTANTS names $name, which neither mutants file has"
 		done
 	fi
 	mkdir -p "$BUILD/mutants"
@@ -372,7 +380,7 @@ mutate_all() {	# kver vmlinuz kdir root
 		return
 	fi
 	printf '%-44s %-8s %s\n' mutant verdict "what it breaks / killed by" >"$BUILD/mutants/table"
-	while IFS=$'\t' read -r name cells heavy what; do
+	while IFS=$'\t' read -r name cells heavy what _; do
 		n=$((n + 1))
 		run_mutant "$@" "$name" "$cells" "$heavy"
 		if [ "$verdict" = killed ]; then

@@ -103,5 +103,19 @@ check "the suite and the client build with -Wall -Wextra -Werror (-m64, -m32)" b
 	make -s -C tests KSFT_DIR=$src/tools/testing/selftests >/dev/null &&
 	make -s -C userspace >/dev/null"
 
+# syzkaller's description, generated from the header (tests/syz): it is
+# written without error, and syz-sysgen compiles it when SYZKALLER names a
+# syzkaller (tests/syz/sysgen.sh).
+check "tests/syz/describe.sh writes a description of every op" bash -c "
+	tests/syz/describe.sh $out/syz &&
+	for op in \$(sed -n 's/^#define \\(SKEL_IOC_[A-Z0-9_]*\\)[ \t].*/\\1/p' $hdr); do
+		grep -q \"^ioctl\\\$\$op(\" $out/syz/dev_skel.txt || echo \"no \$op\"
+	done"
+if [ -n "${SYZKALLER:-}" ]; then
+	check "syz-sysgen compiles the description" tests/syz/sysgen.sh
+else
+	echo "# syz-sysgen: no SYZKALLER given, the description is not compiled"
+fi
+
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

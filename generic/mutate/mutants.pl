@@ -1,15 +1,18 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# Reads lab/mutate/mutants (the format is described at its top).
+# Reads a mutants file (its format is described at its top).
 #
 #   mutants.pl list MUTANTS            one line per mutant:
 #                                      name<TAB>cells<TAB>heavy<TAB>what
+#                                      <TAB>needs ("abi1", "grown-input"
+#                                      or "-")
 #   mutants.pl apply MUTANTS NAME DIR  applies mutant NAME to the copy of
 #                                      the tree in DIR
 #
-# A hunk whose old lines are not in its file exactly once fails (exit 1,
-# with the reason): a mutant that no longer applies cannot rot silently.
+# A hunk whose old lines are not in its file exactly once (their leading
+# blanks aside) fails (exit 1, with the reason): a mutant that no longer
+# applies cannot rot silently.
 use strict;
 use warnings;
 
@@ -28,6 +31,8 @@ sub parse {
 			die "$path:$.: text before the first mutant\n";
 		} elsif ($line =~ /^what: (.+)$/) {
 			$m->{what} = $1;
+		} elsif ($line =~ /^needs: (abi1|grown-input)$/) {
+			$m->{needs} = $1;
 		} elsif ($line =~ /^cells: (.+)$/) {
 			my @c = split ' ', $1;
 			$m->{heavy} = grep({ $_ eq 'heavy' } @c) ? 1 : 0;
@@ -70,7 +75,8 @@ die "usage: mutants.pl list|apply MUTANTS [NAME DIR]\n" unless $cmd && $path;
 my @mutants = parse($path);
 
 if ($cmd eq 'list') {
-	print join("\t", $_->{name}, $_->{cells}, $_->{heavy}, $_->{what}), "\n"
+	print join("\t", $_->{name}, $_->{cells}, $_->{heavy}, $_->{what},
+		   $_->{needs} // '-'), "\n"
 		for @mutants;
 	exit 0;
 }
@@ -83,17 +89,18 @@ for my $h (@{$m->{hunks}}) {
 	local $/;
 	my $text = <$in>;
 	close($in);
-	my ($count, $pos) = (0, 0);
-	while ((my $at = index($text, $h->{old}, $pos)) >= 0) {
-		$count++;
-		$pos = $at + 1;
-	}
-	if ($count != 1) {
+	# Leading blanks are not compared: a generated project's renaming
+	# realigns continuation lines.
+	my $re = join('', map { '[ \t]*' . quotemeta(s/^[ \t]+//r) . "\n" }
+			  split(/\n/, $h->{old}));
+	my @at;
+	push @at, [$-[0], $+[0] - $-[0]] while $text =~ /^$re/mg;
+	if (@at != 1) {
 		my $first = (split /\n/, $h->{old})[0];
-		die "$name: does not apply: '$first' is in $h->{file} $count times, not once\n";
+		die "$name: does not apply: '$first' is in $h->{file} " .
+		    scalar(@at) . " times, not once\n";
 	}
-	my $at = index($text, $h->{old});
-	substr($text, $at, length($h->{old})) = $h->{new};
+	substr($text, $at[0][0], $at[0][1]) = $h->{new};
 	open(my $out, '>', $file) or die "$name: $h->{file}: $!\n";
 	print $out $text;
 	close($out);

@@ -1,0 +1,1 @@
+../../generic/mutate/mutants.pl
