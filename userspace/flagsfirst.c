@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -18,6 +19,7 @@
 #include <linux/flagsfirst.h>
 
 #include "survey.h"
+#include "tour.h"
 
 #include "client.h"
 
@@ -171,6 +173,7 @@ static int usage(void)
 	      "       flagsfirst watch [--mask set,delete,rename,exchange] [--count N]\n"
 	      "       flagsfirst probe\n"
 	      "       flagsfirst survey [--tsv]\n"
+	      "       flagsfirst tour        (as root, the module loaded)\n"
 	      "       flagsfirst raw set|get|delete|rename|watch --size N --flags X\n"
 	      "                  [--tail-byte B] [--reserved X] [--name S]\n"
 	      "                  [--newname S] [--value S] [--mask X]\n"
@@ -536,6 +539,23 @@ static const struct client client = {
 	.usage = usage,
 };
 
+/*
+ * The guided tour, tour.sh carried as a string: sh runs it with this
+ * client's own path as $1, so that it needs no other file of the project.
+ */
+static int cmd_tour(void)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n < 0)
+		return fail("readlink /proc/self/exe");
+	self[n] = '\0';
+	execl("/bin/sh", "sh", "-c", tour_script, "flagsfirst-tour", self,
+	      (char *)NULL);
+	return fail("exec /bin/sh");
+}
+
 int main(int argc, char **argv)
 {
 	const struct op *op;
@@ -548,6 +568,8 @@ int main(int argc, char **argv)
 	/* The kernel's own system calls: no device needed */
 	if (!strcmp(cmd, "survey"))
 		return cmd_survey(argc - 2, argv + 2);
+	if (!strcmp(cmd, "tour"))
+		return argc > 2 ? usage() : cmd_tour();
 	fd = open_dev();
 	if (fd < 0)
 		return 1;

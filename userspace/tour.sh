@@ -1,8 +1,44 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# The guided tour (make demo): one short section per lesson, each showing the
-# command and the kernel's answer.  Runs as root in the demo VM with the
-# module loaded; the client is on PATH as flagsfirst.
+# The guided tour: one short section per lesson of docs/syllabus.md, each
+# showing the command and the kernel's answer.  The client carries this
+# script (flagsfirst tour runs it with sh, its own path as $1), so that it
+# runs wherever the module is loaded, as root, with no other file of the
+# project.  What a lesson needs beyond the client it looks for beside it,
+# or where $FLAGSFIRST_KO and $FLAGSFIRST_TESTS say (make demo sets them):
+# flagsfirst-v0 (the client built against the frozen ABI-0 header),
+# races_test (the CLOEXEC race) and the module's .ko (the reload with
+# abi_version=0, else modinfo -n finds an installed one).  Without them,
+# the part is skipped and named at the end.
+
+self=${1:-$(command -v flagsfirst)}
+here=$(dirname "$self")
+here=${here%/}
+if [ "$(id -u)" != 0 ] || [ ! -e /dev/flagsfirst ]; then
+	echo "flagsfirst tour: run it as root, with the module loaded (insmod flagsfirst.ko)" >&2
+	exit 2
+fi
+# uid 65534 runs a copy it can reach (the client may sit in /root)
+tmp=$(mktemp -d /tmp/flagsfirst-tour.XXXXXX) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+cp "$self" "$tmp/flagsfirst" && chmod 755 "$tmp" "$tmp/flagsfirst" || exit 1
+flagsfirst() { "$self" "$@"; }
+v0=
+[ -x "$here/flagsfirst-v0" ] && v0=$here/flagsfirst-v0
+flagsfirst_v0() { "$v0" "$@"; }
+races=
+for d in "$here" "${FLAGSFIRST_TESTS:-}"; do
+	[ -n "$d" ] && [ -x "$d/races_test" ] && races=$d/races_test && break
+done
+ko=${FLAGSFIRST_KO:-}
+[ -n "$ko" ] || { [ -e "$here/flagsfirst.ko" ] && ko=$here/flagsfirst.ko; }
+[ -n "$ko" ] || ko=$(modinfo -n flagsfirst 2>/dev/null) || ko=
+skipped=
+
+skip() {	# what, why
+	printf '  (skipped: %s; %s)\n' "$1" "$2"
+	skipped="$skipped${skipped:+; }$1"
+}
 
 lesson() {
 	printf '\n=== %s ===\n' "$1"
@@ -19,10 +55,6 @@ run() {
 	"$@" 2>&1 | sed 's/^/    /'
 }
 
-nobody() {
-	printf '$ (as uid 65534) %s\n' "$*"
-	su -s /bin/sh -c "$*" nobody 2>&1 | sed 's/^/    /'
-}
 
 # shows TEXT COMMAND...: a step whose output must show TEXT (an errno's
 # name, "-> ok"), or the lesson no longer shows what its caption says.
@@ -49,11 +81,12 @@ shows() {
 	check_step "$want" "$("$@" 2>&1)" "$*"
 }
 
+# As uid 65534: "flagsfirst" is the copy in $tmp.
 nobody_shows() {
 	want=$1
 	shift
 	printf '$ (as uid 65534) %s\n' "$*"
-	check_step "$want" "$(su -s /bin/sh -c "$*" nobody 2>&1)" "(as uid 65534) $*"
+	check_step "$want" "$(su -s /bin/sh -c "$tmp/$*" nobody 2>&1)" "(as uid 65534) $*"
 }
 
 lesson "1. Flags from day one" \
@@ -141,8 +174,8 @@ lesson "9. An fd-creating op takes its own CLOEXEC from day one" \
 	"accept4 (2.6.28) exist because their first versions could not set" \
 	"close-on-exec atomically.  WATCH returns an fd of change records and has" \
 	"FLAGSFIRST_WATCH_CLOEXEC and _NONBLOCK from its first release."
-printf '$ flagsfirst watch --count 4 > /tmp/events &\n'
-flagsfirst watch --count 4 >/tmp/events 2>&1 &
+printf '$ flagsfirst watch --count 4 > events &\n'
+flagsfirst watch --count 4 >"$tmp/events" 2>&1 &
 watcher=$!
 sleep 1
 run flagsfirst set w1 one
@@ -150,12 +183,16 @@ run flagsfirst rename w1 w2
 run flagsfirst set w3 three
 run flagsfirst delete w2
 wait $watcher
-printf '$ cat /tmp/events\n'
-sed 's/^/    /' /tmp/events
+printf '$ cat events\n'
+sed 's/^/    /' "$tmp/events"
 printf '  Why the flag matters, measured: two threads create watch fds while the\n'
 printf '  main thread forks 200 children that exec and count inherited watch fds.\n'
-printf '$ races_test -f race\n'
-/tests/races_test -f race 2>/dev/null | sed -n 's/^# race: /    /p'
+if [ -n "$races" ]; then
+	printf '$ races_test -f race\n'
+	"$races" -f race 2>/dev/null | sed -n 's/^# race: /    /p'
+else
+	skip "lesson 9's race" "no races_test beside the client (tests/races_test)"
+fi
 
 lesson "10. Growing an interface without a SET2: ABI 1" \
 	"ABI 1 appended expect_seq to struct flagsfirst_set (SIZE_VER1 40) and the" \
@@ -166,19 +203,29 @@ run flagsfirst get counter
 seq=$(flagsfirst get counter | sed -n 's/.*seq \([0-9]*\).*/\1/p')
 run flagsfirst set counter 2 --if-seq "$seq"
 shows ESTALE flagsfirst set counter 3 --if-seq "$seq"
-printf '  The old binary on the new module: its 32-byte struct is zero-extended.\n'
-run flagsfirst-v0 set counter 4
-run flagsfirst-v0 probe
-printf '  The same module loaded as the ABI-0 release behaved (abi_version=0):\n'
-run rmmod flagsfirst
-run insmod /flagsfirst.ko abi_version=0
-run flagsfirst probe
-shows "not supported by the running kernel" flagsfirst set counter 5 --if-seq 1
-shows EINVAL flagsfirst raw set --size 32 --flags 0x8 --name counter --value 5
-shows "-> ok" flagsfirst raw set --size 40 --flags 0 --name counter --value 6
-shows E2BIG flagsfirst raw set --size 40 --flags 0 --expect-seq 7 --name counter --value 6
-run flagsfirst-v0 set counter 7
-run flagsfirst get counter
+if [ -n "$v0" ]; then
+	printf '  The old binary on the new module: its 32-byte struct is zero-extended.\n'
+	run flagsfirst_v0 set counter 4
+	run flagsfirst_v0 probe
+else
+	skip "lesson 10's old binary" "no flagsfirst-v0 beside the client (userspace/flagsfirst-v0)"
+fi
+if [ -n "$ko" ] && rmmod flagsfirst 2>/dev/null; then
+	printf '  The same module loaded as the ABI-0 release behaved (abi_version=0):\n'
+	printf '$ rmmod flagsfirst\n'
+	run insmod "$ko" abi_version=0
+	run flagsfirst probe
+	shows "not supported by the running kernel" flagsfirst set counter 5 --if-seq 1
+	shows EINVAL flagsfirst raw set --size 32 --flags 0x8 --name counter --value 5
+	shows "-> ok" flagsfirst raw set --size 40 --flags 0 --name counter --value 6
+	shows E2BIG flagsfirst raw set --size 40 --flags 0 --expect-seq 7 --name counter --value 6
+	[ -z "$v0" ] || run flagsfirst_v0 set counter 7
+	run flagsfirst get counter
+	# back as it was loaded
+	rmmod flagsfirst && insmod "$ko"
+else
+	skip "lesson 10's reload as ABI 0" "no flagsfirst.ko beside the client, in \$FLAGSFIRST_KO or installed, or the module would not unload"
+fi
 
 lesson "11. The kernel's own calls, asked live: flagsfirst survey" \
 	"The same lessons in Linux's system calls, probed with one bit no kernel" \
@@ -203,4 +250,5 @@ $row	"*) ;;
 done
 
 printf '\n=== The end ===\n  Every op: a flags field, strict bits, a sized struct, discovery.\n'
+[ -z "$skipped" ] || echo "=== flagsfirst: tour skipped: $skipped ==="
 echo "=== flagsfirst: tour: $steps steps, $wrong wrong ==="
