@@ -86,9 +86,6 @@ static inline struct ffst_entry *ffst_value_home(const struct ffst_value *v)
 	return container_of(v, struct ffst_entry, own);
 }
 
-/* ABI versions (uapi header); abi_version picks one at load */
-#define FFST_ABI_LATEST	1
-#define FFST_NR_ABI	(FFST_ABI_LATEST + 1)
 /* SET's flags as ABI 0 released them, before FLAGSFIRST_SET_IF_SEQ */
 #define FFST_SET_FLAGS_ABI0	(FLAGSFIRST_SET_NOREPLACE | \
 				 FLAGSFIRST_SET_REPLACE | \

@@ -29,7 +29,7 @@ static void ffst_test_abi_table_only_grows(struct kunit *test)
 		if (!op)
 			continue;
 		KUNIT_EXPECT_EQ(test, 0ULL, *(const u64 *)op->fields);
-		for (abi = 0; abi <= FFST_ABI_LATEST; abi++) {
+		for (abi = 0; abi < op->nr_abi; abi++) {
 			const struct ffst_op_abi *v = &op->abi[abi];
 
 			KUNIT_EXPECT_GE(test, v->ksize, op->size_ver0);
@@ -76,7 +76,7 @@ static void ffst_test_unknown_flag_bits_are_invalid(struct kunit *test)
 		op = ffst_test_op(nr);
 		if (!op)
 			continue;
-		for (abi = 0; abi <= FFST_ABI_LATEST; abi++) {
+		for (abi = 0; abi < op->nr_abi; abi++) {
 			const struct ffst_op_abi *v = &op->abi[abi];
 
 			for (bit = 0; bit < 64; bit++) {
@@ -106,7 +106,7 @@ static void ffst_test_check_fields_mixed_is_invalid(struct kunit *test)
 		op = ffst_test_op(nr);
 		if (!op)
 			continue;
-		const struct ffst_op_abi *v = &op->abi[FFST_ABI_LATEST];
+		const struct ffst_op_abi *v = &op->abi[op->nr_abi - 1];
 
 		args.flags = FLAGSFIRST_CHECK_FIELDS;
 		KUNIT_EXPECT_FALSE(test, ffst_args_valid(op, v, &args, v->ksize));
@@ -207,7 +207,7 @@ static void ffst_test_check_fields_answer(struct kunit *test)
 		fields = op->fields;
 		/* The dispatcher writes the flags word: the template has 0. */
 		KUNIT_EXPECT_EQ(test, 0ULL, fields[0]);
-		for (abi = 0; abi <= FFST_ABI_LATEST; abi++) {
+		for (abi = 0; abi < op->nr_abi; abi++) {
 			const struct ffst_op_abi *v = &op->abi[abi];
 			const u8 *b = (const u8 *)fields;
 
@@ -275,6 +275,8 @@ static const struct ffst_table_case ffst_table_cases[] = {
 	  .mutating_flags = 2 },
 	{ "a mutating flag it does not take", -EINVAL, 16, { { 16, 1 }, { 16, 1 } },
 	  .mutating_flags = 2 },
+	{ "no ABI given: the latest", 0, 16, { { 16, 1 }, { 24, 3 } },
+	  .abi_version = FFST_ABI_UNSET },
 };
 
 static void ffst_test_broken_tables_refuse_to_load(struct kunit *test)
@@ -283,9 +285,11 @@ static void ffst_test_broken_tables_refuse_to_load(struct kunit *test)
 
 	for (i = 0; i < ARRAY_SIZE(ffst_table_cases); i++) {
 		const struct ffst_table_case *c = &ffst_table_cases[i];
+		unsigned int abi_version = c->abi_version;
 		struct ffst_op op = {
 			.size_ver0 = c->size_ver0,
 			.abi = c->no_abi ? NULL : c->abi,
+			.nr_abi = c->no_abi ? 0 : ARRAY_SIZE(c->abi),
 			.fields = c->no_fields ? NULL : ffst_test_fields,
 			.handler = c->no_handler ? NULL : ffst_test_handler,
 			.mutating_flags = c->mutating_flags,
@@ -294,13 +298,14 @@ static void ffst_test_broken_tables_refuse_to_load(struct kunit *test)
 			.ioc_type = 'T',
 			.ops = &op,
 			.nr_ops = 1,
-			.nr_abi = ARRAY_SIZE(c->abi),
-			.abi_version = &c->abi_version,
+			.abi_version = &abi_version,
 			.check_fields = BIT_ULL(63),
 		};
 
 		KUNIT_EXPECT_EQ_MSG(test, c->err, ffst_iface_check(&iface), "%s",
 				    c->name);
+		if (c->abi_version == FFST_ABI_UNSET)
+			KUNIT_EXPECT_EQ_MSG(test, 1U, abi_version, "%s", c->name);
 	}
 }
 

@@ -262,8 +262,11 @@ static const struct flagsfirst_watch ffst_watch_fields = {
 	.mask = ~0ULL,
 };
 
-/* What each ABI version understands of SET: ABI 1 added expect_seq. */
-static const struct ffst_op_abi ffst_set_abi[FFST_NR_ABI] = {
+/*
+ * What each ABI version understands of SET: ABI 1 added expect_seq.  The
+ * other ops have not changed since ABI 0, and have one entry each.
+ */
+static const struct ffst_op_abi ffst_set_abi[] = {
 	[0] = { FLAGSFIRST_SET_SIZE_VER0, FFST_SET_FLAGS_ABI0 },
 	[1] = { FLAGSFIRST_SET_SIZE_VER1, FLAGSFIRST_SET_FLAGS },
 };
@@ -275,24 +278,20 @@ const struct ffst_op ffst_ops[FFST_NR_OPS] = {
 		true, 0, ffst_set_args_valid, ffst_set_op),
 	FFST_OP(FLAGSFIRST_IOC_GET,
 		FLAGSFIRST_GET_SIZE_VER0,
-		FFST_EVERY_ABI(FFST_NR_ABI, sizeof(struct flagsfirst_get),
-			       FLAGSFIRST_GET_FLAGS),
+		FFST_ABI({ sizeof(struct flagsfirst_get), FLAGSFIRST_GET_FLAGS }),
 		&ffst_get_fields, false, 0, NULL, ffst_get_op),
 	FFST_OP(FLAGSFIRST_IOC_DELETE,
 		FLAGSFIRST_DELETE_SIZE_VER0,
-		FFST_EVERY_ABI(FFST_NR_ABI, sizeof(struct flagsfirst_delete),
-			       FLAGSFIRST_DELETE_FLAGS),
+		FFST_ABI({ sizeof(struct flagsfirst_delete), FLAGSFIRST_DELETE_FLAGS }),
 		&ffst_delete_fields, true, 0, NULL, ffst_delete_op),
 	FFST_OP(FLAGSFIRST_IOC_RENAME,
 		FLAGSFIRST_RENAME_SIZE_VER0,
-		FFST_EVERY_ABI(FFST_NR_ABI, sizeof(struct flagsfirst_rename),
-			       FLAGSFIRST_RENAME_FLAGS),
+		FFST_ABI({ sizeof(struct flagsfirst_rename), FLAGSFIRST_RENAME_FLAGS }),
 		&ffst_rename_fields, true, 0, ffst_rename_args_valid,
 		ffst_rename_op),
 	FFST_OP(FLAGSFIRST_IOC_WATCH,
 		FLAGSFIRST_WATCH_SIZE_VER0,
-		FFST_EVERY_ABI(FFST_NR_ABI, sizeof(struct flagsfirst_watch),
-			       FLAGSFIRST_WATCH_FLAGS),
+		FFST_ABI({ sizeof(struct flagsfirst_watch), FLAGSFIRST_WATCH_FLAGS }),
 		&ffst_watch_fields, false, 0, ffst_watch_args_valid,
 		ffst_watch_op),
 };
@@ -327,7 +326,6 @@ static const struct ffst_iface ffst_iface = {
 	.ioc_type = _IOC_TYPE(FLAGSFIRST_IOC_SET),
 	.ops = ffst_ops,
 	.nr_ops = ARRAY_SIZE(ffst_ops),
-	.nr_abi = FFST_NR_ABI,
 	.abi_version = &ffst_abi_version,
 	.check_fields = FLAGSFIRST_CHECK_FIELDS,
 };

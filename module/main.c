@@ -9,9 +9,11 @@
 #include <linux/module.h>
 #include <linux/seq_file.h>
 
+#include "dispatch.h"
 #include "flagsfirst.h"
 
-unsigned int ffst_abi_version = FFST_ABI_LATEST;
+/* The latest ABI unless told: the ops' tables say which it is (ioctl.c). */
+unsigned int ffst_abi_version = FFST_ABI_UNSET;
 module_param_named(abi_version, ffst_abi_version, uint, 0444);
 MODULE_PARM_DESC(abi_version,
 		 "Behave as this ABI release did (0 or 1, the default), read at load");

@@ -197,7 +197,8 @@ long ffst_dispatch(const struct ffst_iface *iface, struct file *file,
 	op = &iface->ops[array_index_nospec(nr, iface->nr_ops)];
 	if (!op->handler)
 		return -ENOTTY;
-	v = &op->abi[*iface->abi_version];
+	/* an op keeps its last entry in the ABIs past it */
+	v = &op->abi[min(*iface->abi_version, op->nr_abi - 1)];
 
 	err = ffst_usize_check(op, usize);
 	if (err)
@@ -238,20 +239,16 @@ static bool ffst_op_broken(unsigned int nr, bool broken, const char *rule)
 
 /*
  * What FFST_OP() and FFST_ASSERT_LAYOUT() cannot see as they compile, at
- * load: an entry written without them, the ABI table, the ABI in force.
- * Returns -EINVAL with a message naming the op and the rule, so that a
- * broken table refuses to load instead of oopsing on its first call.
+ * load: an entry written without them, the ABI tables, the ABI in force
+ * (FFST_ABI_UNSET: the latest any op has, written in).  Returns -EINVAL
+ * with a message naming the op and the rule, so that a broken table
+ * refuses to load instead of oopsing on its first call.
  */
 int ffst_iface_check(const struct ffst_iface *iface)
 {
+	unsigned int nr, abi, nr_abi = 1;
 	bool broken = false;
-	unsigned int nr, abi;
 
-	if (*iface->abi_version >= iface->nr_abi) {
-		pr_err("abi_version=%u: this module knows 0 to %u\n",
-		       *iface->abi_version, iface->nr_abi - 1);
-		return -EINVAL;
-	}
 	for (nr = 0; nr < iface->nr_ops; nr++) {
 		const struct ffst_op *op = &iface->ops[nr];
 		size_t last = op->size_ver0;
@@ -260,13 +257,14 @@ int ffst_iface_check(const struct ffst_iface *iface)
 			continue;	/* a hole: ENOTTY */
 		if (ffst_op_broken(nr, !op->handler, "no handler") ||
 		    ffst_op_broken(nr, !op->fields, "no fields template") ||
-		    ffst_op_broken(nr, !op->abi, "no ABI table") ||
+		    ffst_op_broken(nr, !op->abi || !op->nr_abi, "no ABI table") ||
 		    ffst_op_broken(nr, op->size_ver0 < sizeof(u64),
 				   "no first size")) {
 			broken = true;
 			continue;
 		}
-		for (abi = 0; abi < iface->nr_abi; abi++) {
+		nr_abi = max(nr_abi, op->nr_abi);
+		for (abi = 0; abi < op->nr_abi; abi++) {
 			const struct ffst_op_abi *v = &op->abi[abi];
 
 			broken |= ffst_op_broken(nr, v->ksize < last,
@@ -281,9 +279,18 @@ int ffst_iface_check(const struct ffst_iface *iface)
 			last = v->ksize;
 		}
 		broken |= ffst_op_broken(nr, op->mutating_flags &
-					 ~op->abi[iface->nr_abi - 1].flags,
+					 ~op->abi[op->nr_abi - 1].flags,
 					 "a mutating flag it does not take");
 	}
-	return broken ? -EINVAL : 0;
+	if (broken)
+		return -EINVAL;
+	if (*iface->abi_version == FFST_ABI_UNSET)
+		*iface->abi_version = nr_abi - 1;
+	if (*iface->abi_version >= nr_abi) {
+		pr_err("abi_version=%u: this module knows 0 to %u\n",
+		       *iface->abi_version, nr_abi - 1);
+		return -EINVAL;
+	}
+	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(ffst_iface_check);

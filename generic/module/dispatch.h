@@ -12,6 +12,7 @@
 #include <linux/build_bug.h>
 #include <linux/fs.h>
 #include <linux/kernel.h>
+#include <linux/limits.h>
 #include <linux/stddef.h>
 #include <linux/types.h>
 
@@ -37,9 +38,11 @@ struct ffst_op_abi {
 /**
  * struct ffst_op - one extensible operation, as the dispatcher sees it
  * @size_ver0: the first published size; smaller is EINVAL
- * @abi: per ABI version (struct ffst_iface's @abi_version), the size of
- *	the struct the module understands and the flags it accepts
- *	(CHECK_FIELDS aside): @nr_abi of them
+ * @abi: per ABI version from 0 (struct ffst_iface's @abi_version), the
+ *	size of the struct the module understands and the flags it accepts
+ *	(CHECK_FIELDS aside): @nr_abi of them.  An op keeps its last entry
+ *	in the ABIs past it, so only an op that changes gets a new one.
+ * @nr_abi: how many entries @abi has
  * @fields: the CHECK_FIELDS answer (flags aside), the op's own struct with
  *	all ones in every field the module understands and 0 in every
  *	__reserved field.  The dispatcher also rejects a non-zero byte
@@ -59,6 +62,7 @@ struct ffst_op_abi {
 struct ffst_op {
 	size_t size_ver0;
 	const struct ffst_op_abi *abi;
+	unsigned int nr_abi;
 	const void *fields;
 	bool mutates;
 	u64 mutating_flags;
@@ -72,16 +76,16 @@ struct ffst_op {
  * @ioc_type: the type byte of its ioctl numbers
  * @ops: its operations, by ioctl number; a hole has no handler (ENOTTY)
  * @nr_ops: how many numbers @ops covers
- * @nr_abi: ABI versions 0 to @nr_abi - 1, each op's @abi entries
- * @abi_version: the one in force, fixed once the interface is in use
+ * @abi_version: the ABI version in force, 0 to the most entries an op's
+ *	@abi has, less one; FFST_ABI_UNSET at load means the latest, which
+ *	ffst_iface_check() writes in.  Fixed once the interface is in use.
  * @check_fields: the flag bit that asks an op what it supports
  */
 struct ffst_iface {
 	unsigned int ioc_type;
 	const struct ffst_op *ops;
 	unsigned int nr_ops;
-	unsigned int nr_abi;
-	const unsigned int *abi_version;
+	unsigned int *abi_version;
 	u64 check_fields;
 };
 
@@ -170,12 +174,15 @@ struct ffst_iface {
  * The entry of op @ioc (the ioctl's name) in a table of struct ffst_op:
  * every member is an argument, so none can be left out; one given as 0 or
  * NULL makes ffst_iface_check() refuse the table at load, naming the op.
- * @abi is the op's array of struct ffst_op_abi; @valid may be NULL.
+ * @abi_ is the op's array of struct ffst_op_abi (an array, not a pointer:
+ * its length is taken, and a pointer's is 0, which the check at load
+ * refuses); @valid may be NULL.
  */
 #define FFST_OP(ioc, ver0, abi_, tpl, mut, mut_flags, valid, fn)		\
 	[_IOC_NR(ioc)] = {						\
 		.size_ver0 = (ver0),					\
 		.abi = (abi_),						\
+		.nr_abi = sizeof(abi_) / sizeof(struct ffst_op_abi),	\
 		.fields = (tpl),					\
 		.mutates = (mut),					\
 		.mutating_flags = (mut_flags),				\
@@ -197,10 +204,14 @@ static long fn##_op(struct file *file, void *args, void __user *uarg,	\
 	return fn(file, (type *)args, uarg, usize);			\
 }
 
-/* An op's ABI entries when it has not changed since ABI 0. */
-#define FFST_EVERY_ABI(nr_abi, size, valid)				\
-	((const struct ffst_op_abi[]) {					\
-		[0 ... (nr_abi) - 1] = { (size), (valid) } })
+/*
+ * An op's ABI entries in place, from ABI 0: "{ size, flags }" each, the
+ * last kept in the ABIs past it.
+ */
+#define FFST_ABI(...)	((const struct ffst_op_abi[]) { __VA_ARGS__ })
+
+/* struct ffst_iface's @abi_version at load: the latest the ops have. */
+#define FFST_ABI_UNSET	UINT_MAX
 
 int ffst_iface_check(const struct ffst_iface *iface);
 long ffst_dispatch(const struct ffst_iface *iface, struct file *file,
