@@ -56,9 +56,16 @@ static long skel_configure(struct file *file,
 
 FFST_HANDLER(skel_configure, struct skel_configure)
 
-/* CHECK_FIELDS's answer, and the layout the dispatcher relies on */
+/*
+ * CHECK_FIELDS's answer; the struct's size and flags in each ABI release
+ * (growing it: a row); the layout the dispatcher relies on
+ */
 static const struct skel_configure skel_configure_fields = {
 	.value = ~0ULL,
+};
+
+static const struct ffst_op_abi skel_configure_abi[] = {
+	{ SKEL_CONFIGURE_SIZE_VER0, SKEL_CONFIGURE_FLAGS },
 };
 
 static_assert(offsetofend(struct skel_configure, value) ==
@@ -88,6 +95,10 @@ static const struct skel_query skel_query_fields = {
 	.changes = ~0ULL,
 };
 
+static const struct ffst_op_abi skel_query_abi[] = {
+	{ SKEL_QUERY_SIZE_VER0, SKEL_QUERY_FLAGS },
+};
+
 static_assert(offsetofend(struct skel_query, changes) ==
 	      SKEL_QUERY_SIZE_VER0);
 FFST_ASSERT_LAYOUT(struct skel_query, flags, value, changes);
@@ -95,13 +106,9 @@ FFST_ASSERT_LAYOUT(struct skel_query, flags, value, changes);
 /* Adding an operation is a block above and an entry here. */
 const struct ffst_op skel_ops[SKEL_NR_OPS] = {
 	FFST_OP(SKEL_IOC_CONFIGURE, SKEL_CONFIGURE_SIZE_VER0,
-		FFST_EVERY_ABI(SKEL_NR_ABI, sizeof(struct skel_configure),
-			       SKEL_CONFIGURE_FLAGS),
-		&skel_configure_fields, true, 0, skel_configure_valid,
-		skel_configure_op),
-	FFST_OP(SKEL_IOC_QUERY, SKEL_QUERY_SIZE_VER0,
-		FFST_EVERY_ABI(SKEL_NR_ABI, sizeof(struct skel_query),
-			       SKEL_QUERY_FLAGS),
+		skel_configure_abi, &skel_configure_fields, true, 0,
+		skel_configure_valid, skel_configure_op),
+	FFST_OP(SKEL_IOC_QUERY, SKEL_QUERY_SIZE_VER0, skel_query_abi,
 		&skel_query_fields, false, SKEL_QUERY_RESET, NULL,
 		skel_query_op),
 };
@@ -112,7 +119,6 @@ static const struct ffst_iface skel_iface = {
 	.ioc_type = _IOC_TYPE(SKEL_IOC_CONFIGURE),
 	.ops = skel_ops,
 	.nr_ops = ARRAY_SIZE(skel_ops),
-	.nr_abi = SKEL_NR_ABI,
 	.abi_version = &skel_abi_version,
 	.check_fields = SKEL_CHECK_FIELDS,
 };

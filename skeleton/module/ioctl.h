@@ -10,9 +10,6 @@
 
 /* ioctl numbers 0x00 to 0x0f; a number without a handler is ENOTTY */
 #define SKEL_NR_OPS		16
-/* ABI versions (abi_version picks one at load) */
-#define SKEL_ABI_LATEST	0
-#define SKEL_NR_ABI		(SKEL_ABI_LATEST + 1)
 
 extern unsigned int skel_abi_version;
 extern const struct ffst_op skel_ops[SKEL_NR_OPS];

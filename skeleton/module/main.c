@@ -8,10 +8,11 @@
 
 #include "ioctl.h"
 
-unsigned int skel_abi_version = SKEL_ABI_LATEST;
+/* The latest ABI unless told: the ops' tables say which it is (ioctl.c). */
+unsigned int skel_abi_version = FFST_ABI_UNSET;
 module_param_named(abi_version, skel_abi_version, uint, 0444);
 MODULE_PARM_DESC(abi_version,
-		 "Behave as this ABI release did (0, the default), read at load");
+		 "Behave as this ABI release did (default: the latest), read at load");
 
 static const struct file_operations skel_fops = {
 	.owner = THIS_MODULE,

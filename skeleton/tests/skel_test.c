@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@
 #include "kselftest_harness.h"
 
 #include "discipline.h"
+#include "ops.h"		/* SKEL_TEST_OP_*: tables.sh, from the header */
 
 #define SKEL_IOC_TYPE	_IOC_TYPE(SKEL_IOC_CONFIGURE)
 
@@ -65,17 +67,13 @@ static void forget_changes(int fd, void *state)
 
 /*
  * What each ABI release of the module has for each op (by ioctl number):
- * its struct size and flags, written out here -- not taken from a header,
- * since a binary built against the first release's knows that one only,
- * nor from the module, which is what is under test.  A release adds a row;
- * an op with no entry in it is as its variant says (an op added later).
+ * its struct size and flags, as numbers -- not taken from the header this
+ * program includes, since one built against the first release's knows
+ * that one only, nor from the module, which is what is under test.
+ * tables.sh writes them from tests/abi/v0 and today's header; an op with
+ * no entry in a release is as its variant says (an op added later).
  */
-static const struct release releases[][16] = {
-	[0] = {
-		[0x00] = { SKEL_CONFIGURE_SIZE_VER0, 0x03 },	/* ADD, SUB */
-		[0x01] = { SKEL_QUERY_SIZE_VER0, 0x01 },	/* RESET */
-	},
-};
+#include "releases.h"
 
 #define NR_RELEASES	(int)ARRAY_SIZE(releases)
 
@@ -140,15 +138,11 @@ static bool happened_query(int fd, void *state)
 	return query(fd, 0).changes != n->changes;
 }
 
+/* Each op: what the header says of it (ops.h), then what it does. */
 FIXTURE_VARIANT_ADD(op, configure) {
+	SKEL_TEST_OP_configure,
 	.d = &skel_discipline,
-	.nr = _IOC_NR(SKEL_IOC_CONFIGURE),
-	.ver0 = SKEL_CONFIGURE_SIZE_VER0,
-	.size = sizeof(struct skel_configure),
-	.flags = SKEL_CONFIGURE_FLAGS,
 	.conflicts = { { SKEL_CONFIGURE_ADD, SKEL_CONFIGURE_SUB } },
-	.fields = { { 16, 8 } },
-	.reserved = { { 8, 8 } },
 	.fill = fill_configure,
 	.happened = happened_configure,
 	.changes_table = true,
@@ -160,12 +154,8 @@ FIXTURE_VARIANT_ADD(op, configure) {
 };
 
 FIXTURE_VARIANT_ADD(op, query) {
+	SKEL_TEST_OP_query,
 	.d = &skel_discipline,
-	.nr = _IOC_NR(SKEL_IOC_QUERY),
-	.ver0 = SKEL_QUERY_SIZE_VER0,
-	.size = sizeof(struct skel_query),
-	.flags = SKEL_QUERY_FLAGS,
-	.fields = { { 8, 8 }, { 16, 8 } },
 	.fill = fill_query,
 	.happened = happened_query,
 	.mutating_flags = SKEL_QUERY_RESET,
