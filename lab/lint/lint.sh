@@ -152,6 +152,11 @@ fi
 
 check "the docs' quotations of the code are current (lab/lint/quote.pl)" \
 	lab/lint/quote.pl --check README.md docs/*.md
+check "one syllabus: docs/syllabus.md, the tour, the README and design.md agree, and its tests exist" \
+	lab/lint/syllabus.sh
+check "every relative link of the README and docs/ resolves" lab/lint/links.sh
+check "the README is a front door: 150 lines at most" \
+	bash -c '[ "$(wc -l <README.md)" -le 150 ] || echo "README.md: $(wc -l <README.md) lines"'
 check "mandoc -T lint: man/" mandoc -T lint -W all man/*
 check "man pages render" bash -c "for p in man/*; do mandoc -T utf8 \$p >/dev/null || echo \$p; done"
 check "man pages name every flag and errno of the uapi header" \
