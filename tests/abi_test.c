@@ -6,6 +6,7 @@
  */
 
 #define _GNU_SOURCE
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -40,19 +41,19 @@
 
 /* Pinned in user space too: the same layout on -m32 and -m64. */
 #define PIN(type, field, offset) \
-	_Static_assert(offsetof(struct type, field) == (offset), #type "." #field)
+	static_assert(offsetof(struct type, field) == (offset), #type "." #field)
 #if HEADER_ABI >= 1
-_Static_assert(sizeof(struct flagsfirst_set) == FLAGSFIRST_SET_SIZE_VER1, "set");
+static_assert(sizeof(struct flagsfirst_set) == FLAGSFIRST_SET_SIZE_VER1, "set");
 PIN(flagsfirst_set, expect_seq, 32);
 #else
-_Static_assert(sizeof(struct flagsfirst_set) == FLAGSFIRST_SET_SIZE_VER0, "set");
+static_assert(sizeof(struct flagsfirst_set) == FLAGSFIRST_SET_SIZE_VER0, "set");
 #endif
-_Static_assert(sizeof(struct flagsfirst_get) == FLAGSFIRST_GET_SIZE_VER0, "get");
-_Static_assert(sizeof(struct flagsfirst_delete) == FLAGSFIRST_DELETE_SIZE_VER0, "delete");
-_Static_assert(sizeof(struct flagsfirst_rename) == FLAGSFIRST_RENAME_SIZE_VER0, "rename");
-_Static_assert(sizeof(struct flagsfirst_rename_legacy) == 16, "rename_legacy");
-_Static_assert(sizeof(struct flagsfirst_watch) == FLAGSFIRST_WATCH_SIZE_VER0, "watch");
-_Static_assert(sizeof(struct flagsfirst_event) == FLAGSFIRST_EVENT_HDR_SIZE_VER0, "event");
+static_assert(sizeof(struct flagsfirst_get) == FLAGSFIRST_GET_SIZE_VER0, "get");
+static_assert(sizeof(struct flagsfirst_delete) == FLAGSFIRST_DELETE_SIZE_VER0, "delete");
+static_assert(sizeof(struct flagsfirst_rename) == FLAGSFIRST_RENAME_SIZE_VER0, "rename");
+static_assert(sizeof(struct flagsfirst_rename_legacy) == 16, "rename_legacy");
+static_assert(sizeof(struct flagsfirst_watch) == FLAGSFIRST_WATCH_SIZE_VER0, "watch");
+static_assert(sizeof(struct flagsfirst_event) == FLAGSFIRST_EVENT_HDR_SIZE_VER0, "event");
 PIN(flagsfirst_set, name, 8);
 PIN(flagsfirst_set, value, 16);
 PIN(flagsfirst_set, value_len, 24);

@@ -115,9 +115,11 @@ FIXTURE_TEARDOWN(events)
 }
 
 #define EXPECT_REC(r, t, n, nn) do {						\
-	EXPECT_EQ(t, (r).type);							\
-	EXPECT_STREQ(n, (r).name);						\
-	EXPECT_STREQ(nn, (r).newname);						\
+	const struct rec *__r = &(r);						\
+										\
+	EXPECT_EQ(t, __r->type);						\
+	EXPECT_STREQ(n, __r->name);						\
+	EXPECT_STREQ(nn, __r->newname);						\
 } while (0)
 
 TEST_F(events, every_mutating_op_queues_exactly_its_record_in_order)

@@ -148,35 +148,73 @@ static int op_abi(const FIXTURE_VARIANT(op) *v)
 	return v->d->module_abi ? v->d->module_abi() : 0;
 }
 
-#define MAX(a, b)	((a) > (b) ? (a) : (b))
-
-#define SIZE_CASE(test, usize, tail, expected, effect)				\
-TEST_F(op, test)								\
-{										\
-	EXPECT_EQ(expected, call_sized(self->fd, variant, self->state,		\
-				       usize, tail, 0, 0));			\
-	EXPECT_EQ(effect, variant->happened(self->fd, self->state));		\
+static size_t size_max(size_t a, size_t b)
+{
+	return a > b ? a : b;
 }
 
-SIZE_CASE(struct_one_byte_smaller_than_ver0_fails_with_EINVAL,
-	  variant->ver0 - 1, 0, -EINVAL, false)
-SIZE_CASE(ver0_struct_succeeds, variant->ver0, 0, 0, variant->changes_table)
-SIZE_CASE(current_struct_succeeds, variant->size, 0, 0, variant->changes_table)
-SIZE_CASE(bigger_struct_with_zero_tail_succeeds, variant->size + 8, 0, 0,
-	  variant->changes_table)
+/* A call of @usize bytes, the bytes past the struct @tail: its result. */
+static void size_case(struct __test_metadata *_metadata,
+		      FIXTURE_DATA(op) *self, const FIXTURE_VARIANT(op) *variant,
+		      size_t usize, unsigned char tail, int expected, bool effect)
+{
+	EXPECT_EQ(expected, call_sized(self->fd, variant, self->state,
+				       usize, tail, 0, 0));
+	EXPECT_EQ(effect, variant->happened(self->fd, self->state));
+}
+
+TEST_F(op, struct_one_byte_smaller_than_ver0_fails_with_EINVAL)
+{
+	size_case(_metadata, self, variant, variant->ver0 - 1, 0, -EINVAL, false);
+}
+
+TEST_F(op, ver0_struct_succeeds)
+{
+	size_case(_metadata, self, variant, variant->ver0, 0, 0,
+		  variant->changes_table);
+}
+
+TEST_F(op, current_struct_succeeds)
+{
+	size_case(_metadata, self, variant, variant->size, 0, 0,
+		  variant->changes_table);
+}
+
+TEST_F(op, bigger_struct_with_zero_tail_succeeds)
+{
+	size_case(_metadata, self, variant, variant->size + 8, 0, 0,
+		  variant->changes_table);
+}
+
 /* Past both structs: an ABI-0 binary's tail is a newer module's field. */
-SIZE_CASE(bigger_struct_with_non_zero_tail_fails_with_E2BIG,
-	  MAX(variant->size, module_release(variant).size) + 8, 1,
-	  -E2BIG, false)
+TEST_F(op, bigger_struct_with_non_zero_tail_fails_with_E2BIG)
+{
+	size_case(_metadata, self, variant,
+		  size_max(variant->size, module_release(variant).size) + 8, 1,
+		  -E2BIG, false);
+}
+
 /* Not a whole number of words: between ver0 and current, or a short tail. */
-SIZE_CASE(odd_size_struct_with_zero_tail_succeeds, variant->ver0 + 5, 0, 0,
-	  variant->changes_table)
-SIZE_CASE(page_size_struct_with_zero_tail_succeeds, PAGE, 0, 0,
-	  variant->changes_table)
-SIZE_CASE(page_size_struct_with_non_zero_tail_fails_with_E2BIG,
-	  PAGE, 0x80, -E2BIG, false)
-SIZE_CASE(struct_one_byte_over_page_size_fails_with_E2BIG,
-	  PAGE + 1, 0, -E2BIG, false)
+TEST_F(op, odd_size_struct_with_zero_tail_succeeds)
+{
+	size_case(_metadata, self, variant, variant->ver0 + 5, 0, 0,
+		  variant->changes_table);
+}
+
+TEST_F(op, page_size_struct_with_zero_tail_succeeds)
+{
+	size_case(_metadata, self, variant, PAGE, 0, 0, variant->changes_table);
+}
+
+TEST_F(op, page_size_struct_with_non_zero_tail_fails_with_E2BIG)
+{
+	size_case(_metadata, self, variant, PAGE, 0x80, -E2BIG, false);
+}
+
+TEST_F(op, struct_one_byte_over_page_size_fails_with_E2BIG)
+{
+	size_case(_metadata, self, variant, PAGE + 1, 0, -E2BIG, false);
+}
 
 TEST_F(op, struct_ending_on_an_unmapped_page_fails_with_EFAULT)
 {
