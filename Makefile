@@ -22,6 +22,11 @@
 #                   mutants) and require the suite to notice every time
 #   make check-template  scripts/new-interface into a temporary directory:
 #                   the generated project's checks and its own make check
+#   make upstream   the interface as a patch series for Linux, with a cover
+#                   letter, in build/upstream/series (KSRC=tree to target)
+#   make check-upstream  the series applied to pristine 6.12 and sid's newest
+#                   trees: checkpatch, in-tree W=1 C=1 build, UAPI header
+#                   test, the selftests in QEMU on that kernel
 #   make syz        syzkaller against the module for SYZ_MINUTES (10) on a
 #                   KCOV+KASAN+lockdep+kmemleak kernel; SYZKALLER=path is
 #                   a source tree or tarball (default: ../shared's snapshot)
@@ -69,6 +74,16 @@ demo:
 
 check-template:
 	lab/check-template
+
+# The interface as a patch series for Linux (generic/upstream/series.sh),
+# against KSRC (default: Debian's linux-source-6.12), into UPSTREAM_OUT;
+# check-upstream proves it on 6.12 and sid's newest (SERIES= narrows it)
+UPSTREAM_OUT ?= build/upstream/series
+upstream:
+	generic/upstream/series.sh "$(or $(KSRC),$(shell generic/vm/fetch.sh source))" $(UPSTREAM_OUT)
+
+check-upstream:
+	generic/upstream/check.sh $(SERIES)
 
 # flagsfirst survey on every kernel of the matrix, side by side
 survey:
@@ -129,4 +144,4 @@ clean:
 		module/.*.cmd module/modules.order .*.cmd Module.symvers \
 		modules.order generic/module/*.o generic/module/.*.cmd
 
-.PHONY: all module userspace tests check check-debug check-template bench demo survey mutate mutate-sample syz lint install uninstall clean
+.PHONY: all module userspace tests check check-debug check-template upstream check-upstream bench demo survey mutate mutate-sample syz lint install uninstall clean

@@ -3,9 +3,11 @@
 # Sets a machine up for the VM tests, from Debian's archive only, caching
 # everything under $FLAGSFIRST_CACHE (default ~/.cache/flagsfirst):
 #
-#   fetch.sh deps [lint]     install the packages the build and the VM
-#                            need (and those of make lint)
-#   fetch.sh source          linux-source-6.12 (kselftest harness, checkpatch);
+#   fetch.sh deps [lint|upstream]  install the packages the build and the
+#                            VM need (and those of make lint, or of make
+#                            check-upstream: a kernel tree's build)
+#   fetch.sh source [newest] linux-source-6.12 (kselftest harness,
+#                            checkpatch), or sid's newest linux-source;
 #                            prints the tree's path
 #   fetch.sh kernel SERIES   newest Debian kernel of SERIES and its headers;
 #                            prints "KVER VMLINUZ KDIR ROOT"
@@ -32,6 +34,10 @@ PACKAGES="make gcc libc6-dev gcc-multilib qemu-system-x86 busybox-static cpio
 	  xz-utils dwarves perl"
 # What make lint needs on top
 LINT_PACKAGES="sparse cppcheck mandoc dkms kmod g++ g++-multilib"
+# What make check-upstream needs on top of lint's: a kernel tree's build
+# (modules_prepare, objtool) and docutils for the .rst
+UPSTREAM_PACKAGES="bc flex bison libelf-dev libssl-dev python3-docutils python3-ply
+		   python3-git git"
 # What the sid chroot holds besides its compiler: kbuild's own needs, and
 # sparse and dkms for make lint
 CHROOT_PACKAGES="make,binutils,libelf1t64,libssl3t64,zlib1g,pahole,kmod,libc6-dev,sparse,dkms"
@@ -72,6 +78,7 @@ install_missing() {	# packages...
 deps() {
 	local list=$PACKAGES
 	[ "${1:-}" = lint ] && list="$PACKAGES $LINT_PACKAGES"
+	[ "${1:-}" = upstream ] && list="$PACKAGES $LINT_PACKAGES $UPSTREAM_PACKAGES"
 	# shellcheck disable=SC2086
 	install_missing $list
 }
@@ -323,8 +330,15 @@ kernel() {
 	printf '%s %s %s -\n' "$kver" "$dir/boot/vmlinuz-$kver" "$kdir"
 }
 
-source_tree() {
-	local pkg=linux-source-6.12 version tree=$CACHE/linux-source-6.12 tarball
+source_tree() {	# [newest]
+	local pkg=linux-source-6.12 version tree tarball
+	if [ "${1:-6.12}" = newest ]; then
+		use_sid
+		pkg=$(resolve linux-source linux-source- | sort -V | tail -n 1)
+	elif [ "${1:-6.12}" != 6.12 ]; then
+		fail "no linux-source for '$1' (6.12 or newest)"
+	fi
+	tree=$CACHE/$pkg
 	version=$(version_of "$pkg")
 	if [ -z "$version" ]; then
 		apt_update
@@ -347,7 +361,7 @@ source_tree() {
 
 case ${1:-} in
 deps)	deps "${2:-}" ;;
-source)	source_tree ;;
+source)	source_tree "${2:-}" ;;
 kernel)	kernel "${2:?series}" ;;
 go)	go_root ;;
 *)	sed -n '3,17p' "$0" >&2; exit 2 ;;

@@ -38,7 +38,7 @@ deps)	case ${2:-} in
 		install_missing $PACKAGES $DEBUG_PACKAGES $SYZ_PACKAGES ;;
 	*)	deps "${2:-}" ;;
 	esac ;;
-source)	source_tree ;;
+source)	source_tree "${2:-}" ;;
 kernel)	kernel "${2:?series}" ;;
 go)	go_root ;;
 syz-rootfs)	syz_rootfs ;;

@@ -1,0 +1,1 @@
+../../generic/upstream/check.sh

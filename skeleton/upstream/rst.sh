@@ -1,0 +1,1 @@
+../../generic/upstream/rst.sh

@@ -1,0 +1,1 @@
+../../generic/upstream/series.sh
