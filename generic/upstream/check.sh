@@ -160,7 +160,9 @@ one() {	# series
 		sed 's/^\\.\\. kernel-doc::/.. kernel-doc/; s/^   :identifiers:/   identifiers/' '$repo/Documentation/userspace-api/$NAME.rst' |
 		python3 -c 'import sys, docutils.core; docutils.core.publish_string(sys.stdin.read(), writer_name=\"null\", settings_overrides={\"halt_level\": 2, \"report_level\": 2})' 2>&1"
 
-	# Debian's configuration, the new symbols as modules
+	# Debian's configuration, the new symbols as modules (sid's headers
+	# sit in its chroot)
+	[ "$root" = - ] || kdir=$root$kdir
 	mkdir -p "$obj"
 	cp "$kdir/.config" "$obj/.config"
 	"$repo/scripts/config" --file "$obj/.config" -m "$UPPER" \

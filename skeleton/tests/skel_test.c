@@ -75,7 +75,7 @@ static void forget_changes(int fd, void *state)
  */
 #include "releases.h"
 
-#define NR_RELEASES	(int)ARRAY_SIZE(releases)
+#define NR_RELEASES	((int)ARRAY_SIZE(releases))
 
 /* The release the module runs: the cell's (SKEL_ABI), else the latest. */
 static int module_abi(void)
