@@ -144,6 +144,14 @@ perl -0 -i -pe 's/\n[^\n]*\n?module_param_named\(abi_version,[^;]*;\nMODULE_PARM
 	"$drv/$(basename "$MAIN_C")"
 grep -q 'module_param_named(abi_version' "$drv/$(basename "$MAIN_C")" &&
 	{ echo "series.sh: abi_version is still a parameter" >&2; exit 1; }
+# Allocations of one object: 7.0's kzalloc_obj() where the tree has it
+# (its checkpatch asks for it), the same kzalloc(sizeof(*p), ...) before
+to_tree() {	# files
+	if grep -qs 'define kzalloc_obj' "$ksrc/include/linux/slab.h"; then
+		perl -pi -e 's/\bk([mz])alloc\(sizeof\((\*+[\w>.-]+)\),\s*/k$1alloc_obj($2, /g' "$@"
+	fi
+}
+to_tree "$drv"/*.c
 # 6.13 has copy_struct_to_user(); before it the dispatcher has its own
 have_cstu=
 grep -qs copy_struct_to_user "$ksrc/include/linux/uaccess.h" && have_cstu=1
@@ -252,6 +260,7 @@ EOF
 
 # --- 5: the teaching aid, apart -------------------------------------------
 cp "$MAIN_C" "$drv/$(basename "$MAIN_C")"
+to_tree "$drv/$(basename "$MAIN_C")"
 commit "misc: $NAME: let abi_version make the driver answer as an older ABI" \
 "$(fold -s -w 72 <<EOF | sed 's/ *$//'
 With abi_version=N at load the driver accepts only the struct sizes and flags of its Nth release, so that the selftests can run a new program against the old behaviour and an old program against the new, on one kernel.  It serves the project's own testing and teaching; a kernel keeps one behaviour, so this patch is meant to be dropped.

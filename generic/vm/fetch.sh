@@ -38,9 +38,10 @@ LINT_PACKAGES="sparse cppcheck mandoc dkms kmod g++ g++-multilib"
 # (modules_prepare, objtool) and docutils for the .rst
 UPSTREAM_PACKAGES="bc flex bison libelf-dev libssl-dev python3-docutils python3-ply
 		   python3-git git"
-# What the sid chroot holds besides its compiler: kbuild's own needs, and
-# sparse and dkms for make lint
-CHROOT_PACKAGES="make,binutils,libelf1t64,libssl3t64,zlib1g,pahole,kmod,libc6-dev,sparse,dkms"
+# What the sid chroot holds besides its compiler: kbuild's own needs,
+# sparse and dkms for make lint, and what a whole tree's modules_prepare
+# builds with (make check-upstream)
+CHROOT_PACKAGES="make,binutils,libelf1t64,libssl3t64,zlib1g,pahole,kmod,libc6-dev,sparse,dkms,bc,bison,flex,libelf-dev,libssl-dev,python3"
 SID=$CACHE/apt-sid
 APT_OPTS=()
 
