@@ -73,7 +73,7 @@ struct t { __u64 flags; __u64 a; };
 static const struct t t_fields = { .a = ~0ULL };
 const struct ffst_op t_ops[1] = {
 	FFST_OP(_IOWR('T', 0, struct t), 16,
-		FFST_EVERY_ABI(1, sizeof(struct t), 0), &t_fields, false, 0, NULL),
+		FFST_ABI({ sizeof(struct t), 0 }), &t_fields, false, 0, NULL),
 };
 EOF
 case_ handler-of-another-struct 'from incompatible pointer type' <<'EOF'
@@ -101,7 +101,7 @@ FFST_HANDLER(t_handler, struct t)
 
 const struct ffst_op t_ops[1] = {
 	FFST_OP(_IOWR('T', 0, struct t), 16,
-		FFST_EVERY_ABI(1, sizeof(struct t), 0), &t_fields, false, 0, NULL,
+		FFST_ABI({ sizeof(struct t), 0 }), &t_fields, false, 0, NULL,
 		t_handler_op),
 };
 EXPORT_SYMBOL_GPL(t_ops);

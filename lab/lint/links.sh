@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 for md in README.md docs/*.md skeleton/README.md skeleton/docs/*.md; do
 	dir=$(dirname "$md")
-	grep -o '\]([^)]*)' "$md" | sed 's/^](//; s/)$//' | while read -r target; do
+	{ grep -o '\]([^)]*)' "$md" || true; } | sed 's/^](//; s/)$//' | while read -r target; do
 		case $target in
 		http://*|https://*|mailto:*|'#'*) continue ;;
 		esac
