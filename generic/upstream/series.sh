@@ -162,7 +162,7 @@ grep -qs copy_struct_to_user "$ksrc/include/linux/uaccess.h" && have_cstu=1
 	if [ -n "${KUNIT_SRC:-}" ]; then
 		echo "obj-\$(CONFIG_${UPPER}_KUNIT_TEST) += $(basename "${KUNIT_SRC%.c}").o"
 	fi
-	[ -z "$have_cstu" ] || echo "ccflags-y += -D${DISPATCH_PREFIX:-FFST}_HAVE_COPY_STRUCT_TO_USER"
+	[ -z "$have_cstu" ] || echo "ccflags-y += -DFFST_HAVE_COPY_STRUCT_TO_USER"
 } >"$drv/Makefile"
 kunit_kconfig=
 if [ -n "${KUNIT_SRC:-}" ]; then
