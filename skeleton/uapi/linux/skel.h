@@ -2,10 +2,10 @@
 /*
  * skel: an example kernel interface whose ioctls are designed flags first.
  *
- * Every operation takes a struct that starts with __u64 flags, is versioned
- * by its size (the size bits of the ioctl number) and only ever grows at
- * the end; a field added later is 0 to mean "behave as before".  The rules,
- * in the order they are checked:
+ * Every operation takes a struct that starts with a 64-bit flags field,
+ * is versioned by its size (the size bits of the ioctl number) and only
+ * ever grows at the end; a field added later is 0 to mean "behave as
+ * before".  The rules, in the order they are checked:
  *  1. Another ioctl type, direction or number: ENOTTY.
  *  2. A struct smaller than the op's SIZE_VER0: EINVAL; bigger than a
  *     page: E2BIG.
