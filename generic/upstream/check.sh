@@ -26,6 +26,8 @@ top=$(pwd)
 # checkpatch's spdxcheck.py and docutils are Debian's python3 packages:
 # the system's python3, not one a user's PATH may put first
 export PATH=/usr/bin:$PATH
+# the kernel's make on its own, whatever make ran this (no -w from above)
+unset MAKEFLAGS MFLAGS MAKELEVEL
 here=$(cd "$(dirname "$0")" && pwd)
 . ./upstream/series.conf
 UPPER=$(echo "$NAME" | tr a-z A-Z)
