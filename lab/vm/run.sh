@@ -126,7 +126,7 @@ extra_files=()	# "path=name in the guest's root", for build_initramfs
 
 step "setting up (packages, linux-source for the kselftest harness)"
 # the suites' topics, a program each (tests/Makefile)
-TOPICS=$(make -s -C "$top/tests" topics)
+TOPICS=$(make -s --no-print-directory -C "$top/tests" topics)
 "$fetch" deps
 ksft=$("$fetch" source)/tools/testing/selftests
 make -s -j"$(nproc)" -C "$top" userspace tests KSFT_DIR="$ksft"
