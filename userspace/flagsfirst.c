@@ -172,7 +172,7 @@ static int usage(void)
 	      "       flagsfirst rename-legacy OLD NEW\n"
 	      "       flagsfirst watch [--mask set,delete,rename,exchange] [--count N]\n"
 	      "       flagsfirst probe\n"
-	      "       flagsfirst survey [--tsv]\n"
+	      "       flagsfirst survey [--tsv | --ktap | --pinned]\n"
 	      "       flagsfirst tour        (as root, the module loaded)\n"
 	      "       flagsfirst raw set|get|delete|rename|watch --size N --flags X\n"
 	      "                  [--tail-byte B] [--reserved X] [--name S]\n"

@@ -136,7 +136,7 @@ check "userspace, tests and bench build with -Wall -Wextra -Werror (-m64, -m32)"
 check "cppcheck: userspace/, tests/" \
 	cppcheck --quiet --error-exitcode=1 --std=c11 --enable=warning,portability,performance \
 		--inline-suppr --suppress=missingIncludeSystem -Iuapi \
-		-D__x86_64__ -D__linux__ userspace/flagsfirst.c userspace/survey.c tests/flagsfirst_torture.c tests/torture_*.c \
+		-D__x86_64__ -D__linux__ userspace/flagsfirst.c userspace/survey*.c tests/flagsfirst_torture.c tests/torture_*.c \
 		lab/bench/flagsfirst_bench.c
 
 # Man pages: lint clean, render, and name every flag and errno of the header.

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * flagsfirst survey, the atlas: the rows of its three parts and what the
+ * probes share.  userspace/survey.c runs them and prints the table.
+ */
+#ifndef FLAGSFIRST_ATLAS_H
+#define FLAGSFIRST_ATLAS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* What a row measures, and so which words its verdict uses */
+enum row_kind {
+	FLAGS,		/* one unknown bit: rejects, ignores, absent, off, denied, noflags */
+	SIZE_IN,	/* a size rule of a struct the kernel reads: rejects, accepts */
+	SIZE_OUT,	/* a size rule of a struct the kernel writes: what it did */
+	DISCOVER,	/* a way to ask what the kernel supports: tells, or how it failed */
+};
+
+/* The part of the atlas each kind is printed in */
+#define NR_PARTS	3
+
+struct row {
+	const char *name;
+	enum row_kind kind;
+	const char *since;	/* the release that added the call (or the rule) */
+	const char *arg;	/* the unknown bit, the size rule, or the question */
+	const char *lesson;
+	/*
+	 * >= 0 or -errno.  FLAGS, SIZE_IN: the call's result, a result past
+	 * the checks measured mapped to 0 by the probe (past()); SIZE_OUT:
+	 * 1 if the rule held (tail zeroed, struct truncated), 0 if not;
+	 * DISCOVER: what the kernel told, printed with @tells.  NULL: a FLAGS
+	 * row for a call that has no flags argument (listed, not called).
+	 */
+	long (*call)(void);
+	int rejects_with;	/* FLAGS: the documented answer besides EINVAL */
+	int off;		/* FLAGS: the errno of a feature this kernel or CPU lacks */
+	const char *tells;	/* DISCOVER: printf format of the value; SIZE_OUT: "yes/no" words */
+	unsigned int priv;	/* needs a capability: probed as uid 65534 too */
+	/*
+	 * Pinned expectations, "verdict detail", as root and as uid 65534
+	 * (NULL: as root): each "; X.Y: ..." part holds from release X.Y on.
+	 */
+	const char *expect;
+	const char *expect_nobody;
+};
+
+extern const struct row flag_rows[], discover_rows[], *size_rows;
+extern const size_t nr_flag_rows, nr_discover_rows;
+extern size_t nr_size_rows;
+
+/* Part 2's rows are made at run time, one per struct and rule */
+void size_rows_init(void);
+long size_rule(const struct row *row);
+
+/* The private temporary directory: @name in it, and a fresh file there */
+char *in_dir(const char *name);
+int make_file(const char *name);
+
+/* The unique id of the root mount, for statmount() */
+uint64_t root_mnt_id(void);
+
+/* A result: >= 0, or -errno; an fd the probe made is closed */
+long res(long ret);
+long res_fd(long ret);
+
+/* A probe's result, @err (the error that follows the checks measured) as 0 */
+static inline long past(long ret, int err)
+{
+	return ret == -err ? 0 : ret;
+}
+
+/* A page-sized struct with room for a tail, zeroed before each use */
+extern unsigned char big[];
+#define BIG_SIZE	(2 * 4096 + 64)
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+#endif /* FLAGSFIRST_ATLAS_H */
