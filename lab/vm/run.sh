@@ -20,8 +20,12 @@
 #                  its pages (BENCH_LAYOUTS=0: never)
 #   run.sh demo    the guided tour on $KERNEL (default 6.1; or the first
 #                  of $KERNELS)
-#   run.sh survey  flagsfirst survey on every kernel in $KERNELS, side by
-#                  side (no module needed)
+#   run.sh survey  flagsfirst survey on every kernel in $KERNELS (the
+#                  module loaded, for the reference rows): each row checked
+#                  against what the client pins for the release, as root
+#                  and as uid 65534; the tables side by side and the rows
+#                  that changed between kernels; with SURVEY_DOC=FILE,
+#                  FILE's tables remade from the run (lab/survey/report.sh)
 #   run.sh mutate  each mutant of generic/mutate/mutants (the dispatcher's,
 #                  which every generated interface runs too) and of
 #                  lab/mutate/mutants (flagsfirst's own), or those named
@@ -467,11 +471,14 @@ bench_medians() {	# log rev
 	}' "$1"
 }
 
-# flagsfirst survey on one kernel: no module, the client only.
-survey_kernel() {	# kver vmlinuz
-	local initrd log
+# flagsfirst survey on one kernel, with the module for the reference rows:
+# the table, the TSV, and every row checked against what the client pins
+# for the release, as root and as uid 65534.  A row that differs from it
+# is a finding (a kernel changed behaviour, or the pin is wrong): it fails.
+survey_kernel() {	# kver vmlinuz ko
+	local initrd log who line
 	mkdir -p "$BUILD/survey"
-	initrd=$(build_initramfs "$1" "")
+	initrd=$(build_initramfs "$1" "$3")
 	boot "$2" "$initrd" survey "$BUILD/$1/console.log" || true
 	log=$(clean_log "$BUILD/$1/console.log")
 	sed -n '/^=== flagsfirst: survey begin/,/^=== flagsfirst: survey end/p' "$log" |
@@ -482,29 +489,48 @@ survey_kernel() {	# kver vmlinuz
 	else
 		record fail "$1: flagsfirst survey"
 	fi
+	for who in root uid65534; do
+		sed -n "/^=== flagsfirst: survey ktap $who ===/,/^=== flagsfirst: survey ktap $who end/p" \
+			"$log" | grep -v '^=== flagsfirst' >"$BUILD/survey/$1.$who.ktap"
+		while read -r line; do
+			record fail "$1: as $who: ${line#not ok }"
+		done < <(grep '^not ok' "$BUILD/survey/$1.$who.ktap")
+		if grep -q "^=== flagsfirst: survey ktap $who end 0 ===" "$log"; then
+			record ok
+		elif ! grep -q '^not ok' "$BUILD/survey/$1.$who.ktap"; then
+			record fail "$1: flagsfirst survey --ktap as $who did not finish"
+		fi
+	done
 	check_guest "$1" "$log"
 	surveyed+=("$1")
 }
 
-# The surveys side by side: one row per probe, "verdict errno" per kernel.
+# The surveys side by side, the rows that changed between kernels, and
+# docs/survey.md's tables remade from this run ($SURVEY_DOC, if set).
 survey_table() {
-	local k first line name
+	local pinned=$BUILD/survey/pinned.tsv last
 	[ "${#surveyed[@]}" -gt 0 ] || return 0
-	first=$BUILD/survey/${surveyed[0]}.tsv
-	line=$(printf '%-26s' call)
-	for k in "${surveyed[@]}"; do
-		line+=$(printf ' %-22s' "$k")
-	done
-	echo "$line"
-	while IFS=$'\t' read -r name _; do
-		line=$(printf '%-26s' "$name")
-		for k in "${surveyed[@]}"; do
-			line+=$(printf ' %-22s' "$(awk -F '\t' -v n="$name" '$1 == n { print $2, $3 }' "$BUILD/survey/$k.tsv")")
-		done
-		echo "$line"
-	done <"$first"
-	echo "# the bit each probe sets, and the lesson (as ${surveyed[0]} printed them):"
-	sed -n 's/^# //p' "$BUILD/survey/${surveyed[0]}.out"
+	"$top/userspace/flagsfirst" survey --pinned >"$pinned"
+	# What the atlas promises: 80 calls probed with a flag, 10 structs
+	# with every input rule, the discovery table, on the newest kernel
+	last=$BUILD/survey/${surveyed[-1]}.tsv
+	require "${surveyed[-1]}" "calls probed with an unknown flag" \
+		"$(awk -F '\t' 'NR == FNR { if ($2 == 1) one[$1] = 1; next }
+			$1 in one && $2 != "noflags" && $1 !~ /-uid65534$/' "$pinned" "$last" | wc -l)" 80
+	require "${surveyed[-1]}" "structs with every size rule measured" \
+		"$(awk -F '\t' '$1 ~ /:/ && $1 !~ /-uid65534$/ && $2 != "absent" {
+			split($1, a, ":"); n[a[1]]++ } END { for (c in n) if (n[c] >= 4) k++; print k + 0 }' "$last")" 10
+	require "${surveyed[-1]}" "ways of discovery that tell" \
+		"$(awk -F '\t' 'NR == FNR { if ($2 == 3) d[$1] = 1; next } $1 in d && $2 == "tells"' \
+			"$pinned" "$last" | wc -l)" 8
+	"$top/lab/survey/report.sh" table "$BUILD/survey" "$pinned" "${surveyed[@]}"
+	echo
+	"$top/lab/survey/report.sh" diff "$BUILD/survey" "$pinned" "${surveyed[@]}"
+	if [ -n "${SURVEY_DOC:-}" ]; then
+		"$top/lab/survey/report.sh" doc "$BUILD/survey" "$pinned" "$SURVEY_DOC" \
+			"${surveyed[@]}"
+		echo "# $SURVEY_DOC: the tables remade from this run"
+	fi
 }
 
 # A figure the README quotes must be there and reach @min, not just print.
@@ -608,13 +634,13 @@ for series in $KERNELS; do
 		mutate_all "$kver" "$vmlinuz" "$kdir" "$root"
 		continue
 	fi
-	if [ "$mode" = survey ]; then
-		survey_kernel "$kver" "$vmlinuz"
-		continue
-	fi
 	step "building the module against $kver"
 	if ! ko=$(build_module "$kver" "$kdir" "$root"); then
 		record fail "$kver: building the module failed (make: above)"
+		continue
+	fi
+	if [ "$mode" = survey ]; then
+		survey_kernel "$kver" "$vmlinuz" "$ko"
 		continue
 	fi
 	ako=
