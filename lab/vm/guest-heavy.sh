@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Sourced by guest-check.sh and guest-debug.sh.
 # The suite's long hostile-caller tests (and the CLOEXEC race, a fixture of
-# its own): they do not depend on the ABI or the word size, so runs other
-# than the first exclude them with "$HEAVY".
+# its own), and the survey's (the kernel's own calls, and the module's at
+# its latest ABI): they do not depend on the ABI or the word size, so runs
+# other than the first exclude them with "$HEAVY".
 HEAVY="-F race -F reader"
 for t in the_longest_get_during_a_65536_entry_delete_all_is_short \
 	 watch_records_are_charged_to_the_watcher_not_to_the_writer \
@@ -12,6 +13,8 @@ for t in the_longest_get_during_a_65536_entry_delete_all_is_short \
 	 a_64_kib_value_takes_at_most_a_page_more_than_its_size \
 	 watchers_in_a_full_cgroup_never_make_other_writers_wait \
 	 sigkill_ends_a_writer_waiting_for_the_table_at_once \
-	 a_delete_all_that_takes_nothing_lets_a_same_cpu_fifo_task_run; do
+	 a_delete_all_that_takes_nothing_lets_a_same_cpu_fifo_task_run \
+	 reports_the_documented_verdict every_row_is_what_is_pinned_for_this_release \
+	 the_survey_leaves_nothing_behind; do
 	HEAVY="$HEAVY -T $t"
 done
