@@ -228,17 +228,27 @@ else
 fi
 
 lesson "11. The kernel's own calls, asked live: flagsfirst survey" \
-	"The same lessons in Linux's system calls, probed with one bit no kernel" \
-	"defines: open ignores it, openat2 (5.6) rejects it; mmap ignores it with" \
-	"MAP_SHARED and rejects it with MAP_SHARED_VALIDATE, the 4.15 fix;" \
-	"renameat2 rejects it; syncfs has no flags at all.  (docs/survey.md has" \
-	"every row on every kernel of the matrix: make survey.)"
+	"The same lessons in Linux's system calls.  Flags: open ignores a bit no" \
+	"kernel defines, openat2 (5.6) rejects it; mmap ignores it with MAP_SHARED" \
+	"and rejects it with MAP_SHARED_VALIDATE, the 4.15 fix; syncfs has no" \
+	"flags at all.  Sizes: openat2 refuses a bigger struct with a non-zero" \
+	"tail, as flagsfirst does; sched_getattr leaves a bigger buffer's tail" \
+	"as it was, where copy_struct_to_user() (6.13) zeroes it.  Discovery:" \
+	"sched_getattr tells its struct's size.  (docs/survey.md has every row" \
+	"on every kernel of the matrix, and what changed between them.)"
+rows="open	ignores
+openat2	rejects
+mmap-MAP_SHARED	ignores
+mmap-MAP_SHARED_VALIDATE	rejects
+syncfs	noflags
+openat2:nonzero-tail	rejects
+sched_getattr:out-tail-zeroed	leaves
+sched_getattr-size	tells"
 printf '$ flagsfirst survey | (the rows above)\n'
-flagsfirst survey | awk 'NR == 1 || $1 ~ /^(open|openat2|mmap-MAP_SHARED|mmap-MAP_SHARED_VALIDATE|renameat2|syncfs)$/' |
+flagsfirst survey | awk 'NR == 1 || $1 ~ /^(open|openat2|mmap-MAP_SHARED|mmap-MAP_SHARED_VALIDATE|syncfs|openat2:nonzero-tail|sched_getattr:out-tail-zeroed|sched_getattr-size)$/' |
 	sed 's/^/    /'
 tsv=$(flagsfirst survey --tsv)
-for row in "open	ignores" "openat2	rejects" "mmap-MAP_SHARED	ignores" \
-	   "mmap-MAP_SHARED_VALIDATE	rejects" "renameat2	rejects" "syncfs	noflags"; do
+while IFS= read -r row; do
 	steps=$((steps + 1))
 	case "
 $tsv" in
@@ -247,7 +257,9 @@ $row	"*) ;;
 	*)	wrong=$((wrong + 1))
 		echo "=== flagsfirst: tour step shows no '$row': flagsfirst survey ===" ;;
 	esac
-done
+done <<ROWS
+$rows
+ROWS
 
 printf '\n=== The end ===\n  Every op: a flags field, strict bits, a sized struct, discovery.\n'
 [ -z "$skipped" ] || echo "=== flagsfirst: tour skipped: $skipped ==="
