@@ -232,17 +232,24 @@ lesson "11. The kernel's own calls, asked live: flagsfirst survey" \
 	"kernel defines, openat2 (5.6) rejects it; mmap ignores it with MAP_SHARED" \
 	"and rejects it with MAP_SHARED_VALIDATE, the 4.15 fix; syncfs has no" \
 	"flags at all.  Sizes: openat2 refuses a bigger struct with a non-zero" \
-	"tail, as flagsfirst does; sched_getattr leaves a bigger buffer's tail" \
-	"as it was, where copy_struct_to_user() (6.13) zeroes it.  Discovery:" \
+	"tail, as flagsfirst does; sched_getattr left a bigger buffer's tail as" \
+	"it was before 6.13 and zeroes it since (copy_struct_to_user()).  Discovery:" \
 	"sched_getattr tells its struct's size.  (docs/survey.md has every row" \
 	"on every kernel of the matrix, and what changed between them.)"
+# sched_getattr's bigger buffer: as this kernel's release has it
+tail=leaves
+release=$(uname -r)
+major=${release%%.*}
+minor=${release#*.}
+minor=${minor%%[!0-9]*}
+[ "$major" -gt 6 ] || { [ "$major" -eq 6 ] && [ "$minor" -ge 13 ]; } && tail=zeroes
 rows="open	ignores
 openat2	rejects
 mmap-MAP_SHARED	ignores
 mmap-MAP_SHARED_VALIDATE	rejects
 syncfs	noflags
 openat2:nonzero-tail	rejects
-sched_getattr:out-tail-zeroed	leaves
+sched_getattr:out-tail-zeroed	$tail
 sched_getattr-size	tells"
 printf '$ flagsfirst survey | (the rows above)\n'
 flagsfirst survey | awk 'NR == 1 || $1 ~ /^(open|openat2|mmap-MAP_SHARED|mmap-MAP_SHARED_VALIDATE|syncfs|openat2:nonzero-tail|sched_getattr:out-tail-zeroed|sched_getattr-size)$/' |
