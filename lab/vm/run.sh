@@ -489,6 +489,9 @@ survey_kernel() {	# kver vmlinuz ko
 	else
 		record fail "$1: flagsfirst survey"
 	fi
+	if grep -q '^=== flagsfirst: insmod failed ===' "$log"; then
+		record fail "$1: insmod failed: the reference rows were not measured"
+	fi
 	for who in root uid65534; do
 		sed -n "/^=== flagsfirst: survey ktap $who ===/,/^=== flagsfirst: survey ktap $who end/p" \
 			"$log" | grep -v '^=== flagsfirst' >"$BUILD/survey/$1.$who.ktap"
