@@ -122,10 +122,10 @@ static long probe_as_nobody(const struct row *row)
 		ret = probe(row);
 		_exit(write(fds[1], &ret, sizeof(ret)) == sizeof(ret) ? 0 : 1);
 	}
-	close(fds[1]);
 	if (pid < 0)
 		ret = -errno;
-	else if (read(fds[0], &ret, sizeof(ret)) != sizeof(ret))
+	close(fds[1]);
+	if (pid > 0 && read(fds[0], &ret, sizeof(ret)) != sizeof(ret))
 		ret = -ECHILD;
 	if (pid > 0)
 		waitpid(pid, NULL, 0);
