@@ -46,8 +46,9 @@ struct row {
 	const char *expect_nobody;
 };
 
-extern const struct row flag_rows[], discover_rows[], *size_rows;
-extern const size_t nr_flag_rows, nr_discover_rows;
+/* Part 1 is two tables: the first survey's calls, and those since */
+extern const struct row flag_rows[], later_rows[], discover_rows[], *size_rows;
+extern const size_t nr_flag_rows, nr_later_rows, nr_discover_rows;
 extern size_t nr_size_rows;
 
 /* Part 2's rows are made at run time, one per struct and rule */
@@ -76,5 +77,13 @@ extern unsigned char big[];
 #define BIG_SIZE	(2 * 4096 + 64)
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* The unknown bits (none is defined by 7.2's uapi headers for its call) */
+#define O_UNKNOWN	(1 << 28)	/* O_*, and the fd flags built on them */
+#define AT_UNKNOWN	(1 << 30)	/* AT_*, RENAME_* */
+#define MAP_UNKNOWN	0x200000	/* between MAP_FIXED_NOREPLACE and MAP_HUGE_* */
+#define MFD_UNKNOWN	0x100000	/* MFD_* end at 0x10, MFD_HUGE_* start at bit 26 */
+#define CLONE_UNKNOWN	(1ULL << 40)	/* CLONE_* end at bit 37 */
+#define WAIT_UNKNOWN	0x100		/* between WCONTINUED and WNOWAIT */
 
 #endif /* FLAGSFIRST_ATLAS_H */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * flagsfirst survey: the history behind flagsfirst, asked of the running
- * kernel, in three parts (userspace/survey_{flags,sizes,discovery}.c):
+ * kernel, in three parts (userspace/survey_{flags,later,sizes,discovery}.c):
  * which calls reject an unknown flag, how each extensible struct's size is
  * checked, and how a program can ask what the kernel supports.  It needs
  * no module; with /dev/flagsfirst, flagsfirst's own ops are measured by the
@@ -365,7 +365,8 @@ int cmd_survey(int argc, char **argv)
 	release = release_of(uts.release);
 	abi = module_abi();
 	size_rows_init();
-	results = calloc(nr_flag_rows + nr_size_rows + nr_discover_rows, 2 * sizeof(*results));
+	results = calloc(nr_flag_rows + nr_later_rows + nr_size_rows + nr_discover_rows,
+			 2 * sizeof(*results));
 	if (!results) {
 		perror("flagsfirst: survey");
 		return 1;
@@ -373,8 +374,9 @@ int cmd_survey(int argc, char **argv)
 
 	if (fmt == PINNED) {
 		/* Each row's pinned expectation, and the releases it changes at */
-		const struct row *parts[] = { flag_rows, size_rows, discover_rows };
-		size_t counts[] = { nr_flag_rows, nr_size_rows, nr_discover_rows }, p;
+		const struct row *parts[] = { flag_rows, later_rows, size_rows, discover_rows };
+		size_t counts[] = { nr_flag_rows, nr_later_rows, nr_size_rows,
+				    nr_discover_rows }, p;
 
 		for (p = 0; p < ARRAY_SIZE(parts); p++)
 			for (i = 0; i < counts[p]; i++) {
@@ -409,6 +411,7 @@ int cmd_survey(int argc, char **argv)
 	close(fd);
 
 	run_part(flag_rows, nr_flag_rows, results, &n);
+	run_part(later_rows, nr_later_rows, results, &n);
 	run_part(size_rows, nr_size_rows, results, &n);
 	run_part(discover_rows, nr_discover_rows, results, &n);
 
