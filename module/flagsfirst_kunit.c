@@ -243,7 +243,9 @@ static long ffst_test_handler(struct file *file, void *args,
 	return 0;
 }
 
-static const u64 ffst_test_fields[2] = { 0, ~0ULL };
+static const u64 ffst_test_fields[FFST_ARGS_SIZE / sizeof(u64) + 1] = {
+	0, ~0ULL,
+};
 
 /* A table of one op that ffst_iface_check() must accept or refuse. */
 struct ffst_table_case {
@@ -254,6 +256,7 @@ struct ffst_table_case {
 	bool no_abi, no_fields, no_handler;
 	unsigned int abi_version;
 	u64 mutating_flags;
+	size_t fields_size;	/* 0: the template's */
 };
 
 static const struct ffst_table_case ffst_table_cases[] = {
@@ -277,6 +280,8 @@ static const struct ffst_table_case ffst_table_cases[] = {
 	  .mutating_flags = 2 },
 	{ "no ABI given: the latest", 0, 16, { { 16, 1 }, { 24, 3 } },
 	  .abi_version = FFST_ABI_UNSET },
+	{ "a size bigger than its struct", -EINVAL, 16, { { 16, 1 }, { 24, 1 } },
+	  .fields_size = 16 },
 };
 
 static void ffst_test_broken_tables_refuse_to_load(struct kunit *test)
@@ -291,6 +296,7 @@ static void ffst_test_broken_tables_refuse_to_load(struct kunit *test)
 			.abi = c->no_abi ? NULL : c->abi,
 			.nr_abi = c->no_abi ? 0 : ARRAY_SIZE(c->abi),
 			.fields = c->no_fields ? NULL : ffst_test_fields,
+			.fields_size = c->fields_size ?: sizeof(ffst_test_fields),
 			.handler = c->no_handler ? NULL : ffst_test_handler,
 			.mutating_flags = c->mutating_flags,
 		};

@@ -273,6 +273,8 @@ int ffst_iface_check(const struct ffst_iface *iface)
 						 v->ksize > FFST_ARGS_SIZE ||
 						 v->ksize % sizeof(u64),
 						 "a struct size the dispatcher cannot hold");
+			broken |= ffst_op_broken(nr, v->ksize > op->fields_size,
+						 "a size bigger than its struct (its fields template)");
 			broken |= ffst_op_broken(nr,
 						 v->flags & iface->check_fields,
 						 "CHECK_FIELDS among its own flags");

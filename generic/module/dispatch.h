@@ -47,6 +47,8 @@ struct ffst_op_abi {
  *	all ones in every field the module understands and 0 in every
  *	__reserved field.  The dispatcher also rejects a non-zero byte
  *	wherever it is 0, so the two cannot drift.
+ * @fields_size: the size of @fields, the op's struct: no ABI's size may be
+ *	bigger (CHECK_FIELDS copies that many bytes of it)
  * @mutates: changes state, so needs an fd opened for writing (EBADF)
  * @mutating_flags: for an op that does not, the flags that make a call
  *	of it change state (QUERY's RESET), and so need one too
@@ -64,6 +66,7 @@ struct ffst_op {
 	const struct ffst_op_abi *abi;
 	unsigned int nr_abi;
 	const void *fields;
+	size_t fields_size;
 	bool mutates;
 	u64 mutating_flags;
 	bool (*args_valid)(const void *args, size_t usize);
@@ -98,77 +101,102 @@ struct ffst_iface {
 	(0 * sizeof(struct { __static_assert(cond, msg); int __checked; }))
 
 /*
- * The size of field @a of struct @t if it is a fixed-size integer (__u8 to
- * __u64, __s8 to __s64), whose size is the same on 32- and 64-bit; a size
- * no struct has otherwise (long, a pointer, an enum, an array).
+ * Whether type @T is a fixed-size integer (__u8 to __u64, __s8 to __s64),
+ * whose size is the same on 32- and 64-bit: not long, a pointer, an enum,
+ * a bool or an array.
  */
 #define __FFST_FIXED_T(T)						\
-	(__builtin_types_compatible_p(T, __u64) ? 8 :			\
-	 __builtin_types_compatible_p(T, __s64) ? 8 :			\
-	 __builtin_types_compatible_p(T, __u32) ? 4 :			\
-	 __builtin_types_compatible_p(T, __s32) ? 4 :			\
-	 __builtin_types_compatible_p(T, __u16) ? 2 :			\
-	 __builtin_types_compatible_p(T, __s16) ? 2 :			\
-	 __builtin_types_compatible_p(T, __u8) ? 1 :			\
-	 __builtin_types_compatible_p(T, __s8) ? 1 : PAGE_SIZE)
-#define __FFST_FIXED(t, a)	__FFST_FIXED_T(typeof_member(typeof(t), a))
-
-/* The sizes of a struct's fields, added up (types are never evaluated). */
-#define __FFST_SUM1(t, a)	__FFST_FIXED(typeof(t), a)
-#define __FFST_SUM2(t, a, ...)						\
-	(__FFST_FIXED(typeof(t), a) + __FFST_SUM1(typeof(t), __VA_ARGS__))
-#define __FFST_SUM3(t, a, ...)						\
-	(__FFST_FIXED(typeof(t), a) + __FFST_SUM2(typeof(t), __VA_ARGS__))
-#define __FFST_SUM4(t, a, ...)						\
-	(__FFST_FIXED(typeof(t), a) + __FFST_SUM3(typeof(t), __VA_ARGS__))
-#define __FFST_SUM5(t, a, ...)						\
-	(__FFST_FIXED(typeof(t), a) + __FFST_SUM4(typeof(t), __VA_ARGS__))
-#define __FFST_SUM6(t, a, ...)						\
-	(__FFST_FIXED(typeof(t), a) + __FFST_SUM5(typeof(t), __VA_ARGS__))
-#define __FFST_SUM7(t, a, ...)						\
-	(__FFST_FIXED(typeof(t), a) + __FFST_SUM6(typeof(t), __VA_ARGS__))
-#define __FFST_SUM8(t, a, ...)						\
-	(__FFST_FIXED(typeof(t), a) + __FFST_SUM7(typeof(t), __VA_ARGS__))
-#define __FFST_SUM9(t, a, ...)						\
-	(__FFST_FIXED(typeof(t), a) + __FFST_SUM8(typeof(t), __VA_ARGS__))
-#define __FFST_SUM10(t, a, ...)						\
-	(__FFST_FIXED(typeof(t), a) + __FFST_SUM9(typeof(t), __VA_ARGS__))
-#define __FFST_SUM11(t, a, ...)						\
-	(__FFST_FIXED(typeof(t), a) + __FFST_SUM10(typeof(t), __VA_ARGS__))
-#define __FFST_SUM12(t, a, ...)						\
-	(__FFST_FIXED(typeof(t), a) + __FFST_SUM11(typeof(t), __VA_ARGS__))
-#define __FFST_SUM(t, ...)						\
-	CONCATENATE(__FFST_SUM, COUNT_ARGS(__VA_ARGS__))(typeof(t), __VA_ARGS__)
+	(__builtin_types_compatible_p(T, __u64) ||			\
+	 __builtin_types_compatible_p(T, __s64) ||			\
+	 __builtin_types_compatible_p(T, __u32) ||			\
+	 __builtin_types_compatible_p(T, __s32) ||			\
+	 __builtin_types_compatible_p(T, __u16) ||			\
+	 __builtin_types_compatible_p(T, __s16) ||			\
+	 __builtin_types_compatible_p(T, __u8) ||			\
+	 __builtin_types_compatible_p(T, __s8))
 
 /*
  * The layout rules the dispatcher relies on, for an op's struct @type
  * whose fields are listed, every one, in order (12 at most, as many as
- * COUNT_ARGS() counts): flags first; fixed-size integer fields with no
- * hole and no tail padding (their sizes add up to the struct's), which
- * makes the layout the same on 32- and 64-bit, so compat_ptr_ioctl() is
- * enough; a multiple of 8 bytes; and room for it in union ffst_args.
- * Each rule fails the build with its own message.
+ * COUNT_ARGS() counts): flags first; fixed-size integer fields, each
+ * starting where the one before it ends and the last ending the struct (no
+ * hole, no tail padding), which makes the layout the same on 32- and
+ * 64-bit, so compat_ptr_ioctl() is enough; a multiple of 8 bytes; and room
+ * for it in union ffst_args.  Each rule fails the build with its own
+ * message, which names the field that breaks it.  (The field names are
+ * the variable arguments of these macros, and the struct is @type, which
+ * checkpatch expects to see more than once.)
  */
 #define FFST_ASSERT_LAYOUT(type, ...)					\
-	__static_assert(__FFST_FIRST(typeof(type), #type) +		\
-			__FFST_PACKED(typeof(type), #type, __VA_ARGS__) +	\
-			__FFST_WORDS(typeof(type), #type) +		\
-			__FFST_FITS(typeof(type), #type) == 0,		\
+	__static_assert(__FFST_FIRST(type, __VA_ARGS__) +		\
+			__FFST_FIELDS(type, __VA_ARGS__) +		\
+			__FFST_WORDS(type) + __FFST_FITS(type) == 0,	\
 			#type ": its layout")
 
-/* FFST_ASSERT_LAYOUT()'s rules, each for struct @t named @name. */
-#define __FFST_FIRST(t, name)						\
-	__FFST_CHECK(offsetof(t, flags) == 0,				\
-		     name ": flags must come first")
-#define __FFST_PACKED(t, name, ...)					\
-	__FFST_CHECK(__FFST_SUM(t, __VA_ARGS__) == sizeof(t),		\
-		     name ": a hole, padding, or a field unlisted or not fixed")
-#define __FFST_WORDS(t, name)						\
-	__FFST_CHECK(sizeof(t) % sizeof(u64) == 0,			\
-		     name ": not a multiple of 8 bytes")
-#define __FFST_FITS(t, name)						\
-	__FFST_CHECK(sizeof(t) <= FFST_ARGS_SIZE,			\
-		     name ": bigger than the dispatcher buffer")
+/* FFST_ASSERT_LAYOUT()'s rules, each for struct @type. */
+#define __FFST_HEAD(a, ...)	a
+#define __FFST_FIRST(type, ...)						\
+	(__FFST_CHECK(offsetof(type, flags) == 0 &&			\
+		      __builtin_types_compatible_p(typeof_member(type, flags), __u64), \
+		      #type ": flags, a __u64, must come first") +	\
+	 __FFST_CHECK(offsetof(type, __FFST_HEAD(__VA_ARGS__)) == 0,	\
+		      #type ": list the fields from the first, flags"))
+/* The field named by the variable argument, where field @prev ends. */
+#define __FFST_FIELD(type, prev, ...)					\
+	(__FFST_CHECK(__FFST_FIXED_T(typeof_member(type, __VA_ARGS__)),	\
+		      #type ": field " #__VA_ARGS__ " is not __u8..__u64, __s8..__s64") + \
+	 __FFST_CHECK(offsetof(type, __VA_ARGS__) == offsetofend(type, prev), \
+		      #type ": a hole, or a field not listed, before " #__VA_ARGS__ \
+		      " (at offsetofend(" #prev ")?)"))
+/* __FFST_FIELD() of the field the macro call names, expanded first. */
+#define __FFST_FIELD_OF(type, prev, ...)				\
+	__FFST_FIELD(type, prev, __VA_ARGS__)
+/* The last field ends the struct. */
+#define __FFST_LAST(type, ...)						\
+	__FFST_CHECK(offsetofend(type, __VA_ARGS__) == sizeof(type),	\
+		     #type ": tail padding, or a field not listed, after " #__VA_ARGS__)
+#define __FFST_FIELDS1(type, ...)	__FFST_LAST(type, __VA_ARGS__)
+#define __FFST_FIELDS2(type, p, ...)					\
+	(__FFST_FIELD_OF(type, p, __FFST_HEAD(__VA_ARGS__)) +		\
+	 __FFST_FIELDS1(type, __VA_ARGS__))
+#define __FFST_FIELDS3(type, p, ...)					\
+	(__FFST_FIELD_OF(type, p, __FFST_HEAD(__VA_ARGS__)) +		\
+	 __FFST_FIELDS2(type, __VA_ARGS__))
+#define __FFST_FIELDS4(type, p, ...)					\
+	(__FFST_FIELD_OF(type, p, __FFST_HEAD(__VA_ARGS__)) +		\
+	 __FFST_FIELDS3(type, __VA_ARGS__))
+#define __FFST_FIELDS5(type, p, ...)					\
+	(__FFST_FIELD_OF(type, p, __FFST_HEAD(__VA_ARGS__)) +		\
+	 __FFST_FIELDS4(type, __VA_ARGS__))
+#define __FFST_FIELDS6(type, p, ...)					\
+	(__FFST_FIELD_OF(type, p, __FFST_HEAD(__VA_ARGS__)) +		\
+	 __FFST_FIELDS5(type, __VA_ARGS__))
+#define __FFST_FIELDS7(type, p, ...)					\
+	(__FFST_FIELD_OF(type, p, __FFST_HEAD(__VA_ARGS__)) +		\
+	 __FFST_FIELDS6(type, __VA_ARGS__))
+#define __FFST_FIELDS8(type, p, ...)					\
+	(__FFST_FIELD_OF(type, p, __FFST_HEAD(__VA_ARGS__)) +		\
+	 __FFST_FIELDS7(type, __VA_ARGS__))
+#define __FFST_FIELDS9(type, p, ...)					\
+	(__FFST_FIELD_OF(type, p, __FFST_HEAD(__VA_ARGS__)) +		\
+	 __FFST_FIELDS8(type, __VA_ARGS__))
+#define __FFST_FIELDS10(type, p, ...)					\
+	(__FFST_FIELD_OF(type, p, __FFST_HEAD(__VA_ARGS__)) +		\
+	 __FFST_FIELDS9(type, __VA_ARGS__))
+#define __FFST_FIELDS11(type, p, ...)					\
+	(__FFST_FIELD_OF(type, p, __FFST_HEAD(__VA_ARGS__)) +		\
+	 __FFST_FIELDS10(type, __VA_ARGS__))
+#define __FFST_FIELDS12(type, p, ...)					\
+	(__FFST_FIELD_OF(type, p, __FFST_HEAD(__VA_ARGS__)) +		\
+	 __FFST_FIELDS11(type, __VA_ARGS__))
+#define __FFST_FIELDS(type, ...)					\
+	CONCATENATE(__FFST_FIELDS, COUNT_ARGS(__VA_ARGS__))(type, __VA_ARGS__)
+#define __FFST_WORDS(type)						\
+	__FFST_CHECK(sizeof(type) % sizeof(u64) == 0,			\
+		     #type ": not a multiple of 8 bytes")
+#define __FFST_FITS(type)						\
+	__FFST_CHECK(sizeof(type) <= FFST_ARGS_SIZE,			\
+		     #type ": bigger than the dispatcher buffer")
 
 /*
  * The entry of op @ioc (the ioctl's name) in a table of struct ffst_op:
@@ -176,14 +204,16 @@ struct ffst_iface {
  * NULL makes ffst_iface_check() refuse the table at load, naming the op.
  * @abi_ is the op's array of struct ffst_op_abi (an array, not a pointer:
  * its length is taken, and a pointer's is 0, which the check at load
- * refuses); @valid may be NULL.
+ * refuses); @tpl is the CHECK_FIELDS template, the object itself (its
+ * size is taken too); @valid may be NULL.
  */
 #define FFST_OP(ioc, ver0, abi_, tpl, mut, mut_flags, valid, fn)		\
 	[_IOC_NR(ioc)] = {						\
 		.size_ver0 = (ver0),					\
 		.abi = (abi_),						\
 		.nr_abi = sizeof(abi_) / sizeof(struct ffst_op_abi),	\
-		.fields = (tpl),					\
+		.fields = &(tpl),					\
+		.fields_size = sizeof(tpl),				\
 		.mutates = (mut),					\
 		.mutating_flags = (mut_flags),				\
 		.args_valid = (valid),					\

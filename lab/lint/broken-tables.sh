@@ -40,23 +40,23 @@ case_() {
 	fi
 }
 
-case_ tail-padding 'struct t: a hole, padding, or a field unlisted or not fixed' <<'EOF'
+case_ tail-padding 'struct t: tail padding, or a field not listed, after a' <<'EOF'
 struct t { __u64 flags; __u32 a; };
 FFST_ASSERT_LAYOUT(struct t, flags, a);
 EOF
-case_ hole 'struct t: a hole, padding, or a field unlisted or not fixed' <<'EOF'
+case_ hole 'struct t: a hole, or a field not listed, before b (at offsetofend(a)?)' <<'EOF'
 struct t { __u64 flags; __u32 a; __u64 b; };
 FFST_ASSERT_LAYOUT(struct t, flags, a, b);
 EOF
-case_ unlisted-field 'struct t: a hole, padding, or a field unlisted or not fixed' <<'EOF'
+case_ unlisted-field 'struct t: tail padding, or a field not listed, after a' <<'EOF'
 struct t { __u64 flags; __u64 a; __u64 b; };
 FFST_ASSERT_LAYOUT(struct t, flags, a);
 EOF
-case_ word-sized-field 'struct t: a hole, padding, or a field unlisted or not fixed' <<'EOF'
+case_ word-sized-field 'struct t: field a is not __u8..__u64, __s8..__s64' <<'EOF'
 struct t { __u64 flags; long a; };	/* 8 bytes here, 4 on 32-bit */
 FFST_ASSERT_LAYOUT(struct t, flags, a);
 EOF
-case_ flags-not-first 'struct t: flags must come first' <<'EOF'
+case_ flags-not-first 'struct t: flags, a __u64, must come first' <<'EOF'
 struct t { __u64 a; __u64 flags; };
 FFST_ASSERT_LAYOUT(struct t, a, flags);
 EOF
@@ -73,7 +73,7 @@ struct t { __u64 flags; __u64 a; };
 static const struct t t_fields = { .a = ~0ULL };
 const struct ffst_op t_ops[1] = {
 	FFST_OP(_IOWR('T', 0, struct t), 16,
-		FFST_ABI({ sizeof(struct t), 0 }), &t_fields, false, 0, NULL),
+		FFST_ABI({ sizeof(struct t), 0 }), t_fields, false, 0, NULL),
 };
 EOF
 case_ handler-of-another-struct 'from incompatible pointer type' <<'EOF'
@@ -101,7 +101,7 @@ FFST_HANDLER(t_handler, struct t)
 
 const struct ffst_op t_ops[1] = {
 	FFST_OP(_IOWR('T', 0, struct t), 16,
-		FFST_ABI({ sizeof(struct t), 0 }), &t_fields, false, 0, NULL,
+		FFST_ABI({ sizeof(struct t), 0 }), t_fields, false, 0, NULL,
 		t_handler_op),
 };
 EXPORT_SYMBOL_GPL(t_ops);

@@ -58,7 +58,10 @@ FFST_HANDLER(skel_configure, struct skel_configure)
 
 /*
  * CHECK_FIELDS's answer; the struct's size and flags in each ABI release
- * (growing it: a row); the layout the dispatcher relies on
+ * (growing it: a row); the layout the dispatcher relies on (each
+ * _SIZE_VER<n> of the header is checked against offsetofend() of its
+ * field by tests/tables.sh, which every build of the client and the suite
+ * runs)
  */
 static const struct skel_configure skel_configure_fields = {
 	.value = ~0ULL,
@@ -68,8 +71,6 @@ static const struct ffst_op_abi skel_configure_abi[] = {
 	{ SKEL_CONFIGURE_SIZE_VER0, SKEL_CONFIGURE_FLAGS },
 };
 
-static_assert(offsetofend(struct skel_configure, value) ==
-	      SKEL_CONFIGURE_SIZE_VER0);
 FFST_ASSERT_LAYOUT(struct skel_configure, flags, __reserved, value);
 
 static long skel_query(struct file *file, struct skel_query *q,
@@ -99,17 +100,15 @@ static const struct ffst_op_abi skel_query_abi[] = {
 	{ SKEL_QUERY_SIZE_VER0, SKEL_QUERY_FLAGS },
 };
 
-static_assert(offsetofend(struct skel_query, changes) ==
-	      SKEL_QUERY_SIZE_VER0);
 FFST_ASSERT_LAYOUT(struct skel_query, flags, value, changes);
 
 /* Adding an operation is a block above and an entry here. */
 const struct ffst_op skel_ops[SKEL_NR_OPS] = {
 	FFST_OP(SKEL_IOC_CONFIGURE, SKEL_CONFIGURE_SIZE_VER0,
-		skel_configure_abi, &skel_configure_fields, true, 0,
+		skel_configure_abi, skel_configure_fields, true, 0,
 		skel_configure_valid, skel_configure_op),
 	FFST_OP(SKEL_IOC_QUERY, SKEL_QUERY_SIZE_VER0, skel_query_abi,
-		&skel_query_fields, false, SKEL_QUERY_RESET, NULL,
+		skel_query_fields, false, SKEL_QUERY_RESET, NULL,
 		skel_query_op),
 };
 EXPORT_SYMBOL_IF_KUNIT(skel_ops);
