@@ -103,7 +103,6 @@ static const struct discipline flagsfirst = {
 	.ioc_type = _IOC_TYPE(FLAGSFIRST_IOC_SET),
 	.check_fields = FLAGSFIRST_CHECK_FIELDS,
 	.open_dev = open_mode,
-	.module_abi = module_abi,
 	.release_of = release_of,
 	.state_size = sizeof(struct names),
 	.setup = setup,
@@ -222,14 +221,13 @@ FIXTURE_VARIANT_ADD(op, set) {
 	.reserved = { { 28, 4 } },
 	.fill = fill_set,
 	.happened = happened_set,
-	.changes_table = true,
 	.mutates = true,
 	.known = {
-		{ FLAGSFIRST_SET_NOREPLACE, 0, 0, 0 },
-		{ FLAGSFIRST_SET_REPLACE, -ENOENT, -ENOENT, 0 },
-		{ FLAGSFIRST_SET_IMMUTABLE, 0, -EPERM, 0 },
+		{ FLAGSFIRST_SET_NOREPLACE, 0, 0 },
+		{ FLAGSFIRST_SET_REPLACE, -ENOENT, -ENOENT },
+		{ FLAGSFIRST_SET_IMMUTABLE, 0, -EPERM },
 #if HEADER_ABI >= 1
-		{ FLAGSFIRST_SET_IF_SEQ, -ENOENT, -ENOENT, 1 },
+		{ FLAGSFIRST_SET_IF_SEQ, -ENOENT, -ENOENT },
 #endif
 	},
 };
@@ -255,7 +253,6 @@ FIXTURE_VARIANT_ADD(op, delete) {
 	.fields = { { 8, 8 } },
 	.fill = fill_delete,
 	.happened = happened_delete,
-	.changes_table = true,
 	.mutates = true,
 	.known = { { FLAGSFIRST_DELETE_ALL, 1, 1 } },
 };
@@ -270,7 +267,6 @@ FIXTURE_VARIANT_ADD(op, rename) {
 	.fields = { { 8, 8 }, { 16, 8 } },
 	.fill = fill_rename,
 	.happened = happened_rename,
-	.changes_table = true,
 	.mutates = true,
 	.known = {
 		{ FLAGSFIRST_RENAME_NOREPLACE, 0, 0 },

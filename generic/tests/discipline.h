@@ -82,11 +82,9 @@ struct field {
  * @ioc_type: the type byte of its ioctl numbers
  * @check_fields: the flag that asks an op what it supports
  * @open_dev: opens the device with open(2) flags @mode (O_RDWR and so on)
- * @module_abi: the ABI release the module under test runs, as the test
- *	knows it (never by asking the module); NULL: one release so far, 0
- * @release_of: op @nr in that release, for an interface with several;
- *	NULL (the function, or what it returns) or a size of 0: the
- *	variant's own size and flags
+ * @release_of: op @nr in the ABI release the module under test runs, as
+ *	the test knows it (never by asking the module); NULL (the function,
+ *	or what it returns) or a size of 0: the variant's own size and flags
  * @state_size: the bytes of state a test's calls share (zeroed)
  * @setup: makes that state, on the fixture's fd; NULL: nothing to make
  * @teardown: undoes @setup; NULL: nothing to undo
@@ -97,7 +95,6 @@ struct discipline {
 	unsigned int ioc_type;
 	uint64_t check_fields;
 	int (*open_dev)(int mode);
-	int (*module_abi)(void);
 	const struct release *(*release_of)(unsigned int nr);
 	size_t state_size;
 	int (*setup)(int fd, void *state);
