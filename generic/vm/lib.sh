@@ -13,6 +13,10 @@ REPORTS='WARNING:|BUG:|Oops|KASAN:|UBSAN:|unreferenced object|suspected memory l
 
 step() { printf '>>> %s\n' "$*" >&2; }
 
+# This file's own directory: in-chroot.sh is beside it, in flagsfirst's
+# generic/vm/ as in a generated project's tests/vm/.
+vm_lib_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
 # Builds the module against @kdir, inside the chroot @root unless it is
 # "-" (sid's kernels: their compiler and kbuild tools are sid's), from the
 # tree @from (default: this one; a caller may build another copy).
@@ -40,7 +44,7 @@ build_module() {	# kver kdir root -> path of the .ko
 		rm -rf "$3$in"
 		mkdir -p "$3$in"
 		cp -r "$src/." "$3$in/"
-		"$top/generic/vm/in-chroot.sh" "$3" make -s -C "$2" M="$in" modules >&2 || return 1
+		"$vm_lib_dir/in-chroot.sh" "$3" make -s -C "$2" M="$in" modules >&2 || return 1
 		cp "$3$in"/module/*.ko "$src/module/"
 	fi
 	echo "$src/module/flagsfirst.ko"

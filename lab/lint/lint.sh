@@ -150,8 +150,8 @@ else
 	echo "# syz-sysgen: no syzkaller snapshot in ../shared and no SYZKALLER: not compiled"
 fi
 
-check "the docs' quotations of the code are current (lab/lint/quote.pl)" \
-	lab/lint/quote.pl --check README.md docs/*.md
+check "the docs' quotations of the code are current (generic/lint/quote.pl)" \
+	generic/lint/quote.pl --check README.md docs/*.md
 check "one syllabus: docs/syllabus.md, the tour, the README and design.md agree, and its tests exist" \
 	lab/lint/syllabus.sh
 check "every relative link of the README and docs/ resolves" lab/lint/links.sh

@@ -32,11 +32,13 @@ check() {
 }
 
 hdr=uapi/linux/skel.h
+# the module's own sources: not what a build of it leaves (skel.mod.c)
+sources=$(ls module/*.[ch] | grep -v '\.mod\.c$')
 check "checkpatch --strict: module/, uapi/" bash -c "
 	perl $src/scripts/checkpatch.pl --no-tree --strict --quiet --terse \\
-		-f module/*.[ch] $hdr | grep -E 'ERROR|WARNING|CHECK'; true"
+		-f $(echo $sources) $hdr | grep -E 'ERROR|WARNING|CHECK'; true"
 check "kernel-doc -Wall: the uapi header and module/" bash -c "
-	perl $src/scripts/kernel-doc -none -Wall $hdr module/*.c 2>&1"
+	perl $src/scripts/kernel-doc -none -Wall $hdr $(echo "$sources" | grep '\.c$') 2>&1"
 
 # The uapi header stands alone, in C90 and C++, 64- and 32-bit, twice.
 check "uapi: SPDX GPL-2.0 WITH Linux-syscall-note" bash -c "
@@ -48,9 +50,9 @@ for c in "gcc -x c -std=c90 -pedantic -m64" "gcc -x c -std=c90 -pedantic -m32" \
 		$c -Wall -Wextra -Werror -Iuapi -fsyntax-only -"
 done
 
-# The ABI of the first release, frozen in tests/abi/v0, may only grow: each
-# of its structs keeps every member at its offset and size, and grows at
-# the end if at all (pahole reads both from DWARF, 64- and 32-bit).
+# The ABI of every release, frozen in tests/abi/vN (make freeze), may only
+# grow: each of its structs keeps every member at its offset and size, and
+# grows at the end if at all (pahole reads both from DWARF, 64- and 32-bit).
 layout() {	# header-dir bits -> "struct member offset size" lines
 	{
 		echo '#include <linux/skel.h>'
@@ -67,16 +69,18 @@ layout() {	# header-dir bits -> "struct member offset size" lines
 			print s, w[n], o[1], o[2]
 		}'
 }
+for rel in $(make -s -C tests releases); do
 for bits in 64 32; do
-	check "ABI: every struct of tests/abi/v0 only grew at its end (-m$bits)" bash -c "
+	check "ABI: every struct of tests/abi/$rel only grew at its end (-m$bits)" bash -c "
 		$(declare -f layout); out=$out
-		layout tests/abi/v0 $bits >$out/v0 && layout uapi $bits >$out/now || exit 1
+		layout tests/abi/$rel $bits >$out/v0 && layout uapi $bits >$out/now || exit 1
 		awk 'NR == FNR { now[\$1, \$2] = \$3 \" \" \$4; next }
 		     \$2 == \"SIZE\" { if ((\$1, \"SIZE\") in now &&
 					  (now[\$1, \"SIZE\"] + 0) >= (\$3 + 0)) next
 			print \$1 \": smaller, or gone\"; next }
 		     now[\$1, \$2] != \$3 \" \" \$4 { print \$1 \".\" \$2 \": moved, resized or gone\" }' \\
 			$out/now $out/v0"
+done
 done
 
 # Each kernel: W=1 and sparse, zero warnings (sid's in its chroot).
@@ -99,6 +103,16 @@ for series in $KERNELS; do
 done
 
 check "mandoc -T lint: man/" bash -c "mandoc -T lint -W warning man/* 2>&1"
+# docs/extending.md quotes its recipes (docs/recipes/*.patch, which make
+# check-template applies to a new project) and the code: none has drifted
+check "the docs' quotations are current (tests/quote.pl)" \
+	tests/quote.pl --check README.md docs/*.md
+check "docs/extending.md: each recipe's places are the hunks of its patch" bash -c '
+	for p in docs/recipes/*.patch; do
+		n=$(grep -c "^@@" $p) f=$(grep -c "^diff --git" $p)
+		grep -qF "\`$p\`: $n places in $f files." docs/extending.md ||
+			echo "$p: $n places in $f files, which docs/extending.md does not say"
+	done'
 check "the suite and the client build with -Wall -Wextra -Werror (-m64, -m32)" bash -c "
 	make -s -C tests KSFT_DIR=$src/tools/testing/selftests >/dev/null &&
 	make -s -C userspace >/dev/null"

@@ -1,24 +1,43 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# What the suite knows of each op, made from the headers so that a new op
-# or field needs no table by hand (tests/Makefile runs this):
+# What the suite knows of each op, made from the headers and from the
+# module's op table, so that a new op, flag or field needs no table by
+# hand (tests/Makefile runs this):
 #
-#   tables.sh ops HEADER_DIR      each op of HEADER_DIR/linux/skel.h as the
-#                                 start of its FIXTURE_VARIANT_ADD(op, ...):
-#                                 SKEL_TEST_OP_<op>, its number, sizes, flags,
-#                                 fields and __reserved fields (C expressions
-#                                 of that header, which the suite includes)
-#   tables.sh releases            what each release of the module has of
-#                                 each op, as numbers: the first release's
-#                                 from tests/abi/v0, then today's header if
-#                                 it changed an op of it (a struct's size or
-#                                 flags); the old binary, built against the
-#                                 frozen header, knows the new release too
+#   tables.sh ops HEADER_DIR   each op of HEADER_DIR/linux/skel.h as the
+#                              start of its FIXTURE_VARIANT_ADD(op, ...):
+#                              SKEL_TEST_OP_<op>, its number, sizes, flags,
+#                              fields and __reserved fields (C expressions
+#                              of that header, which the suite includes);
+#                              whether it changes state, and the flags
+#                              that make it, from its FFST_OP() entry; and
+#                              a build-time check of each _SIZE_VER<n> the
+#                              header defines against offsetofend() of the
+#                              field it must end at
+#   tables.sh sizes HEADER_DIR the build-time checks of ops alone (the
+#                              client's build compiles them too)
+#   tables.sh tests HEADER_DIR the tests of each op of that header,
+#                              tests/ops/<op>.h, each followed by those of
+#                              its grown fields, tests/ops/<op>_ver<n>.h,
+#                              for each _SIZE_VER<n> the header has (where
+#                              such a file is)
+#   tables.sh releases         what the module has of each op at each
+#                              abi_version, as numbers, from the rows of
+#                              its FFST_OP() entries: the test binary of
+#                              every release reads it, whichever header it
+#                              was built with.  Fails, naming the op, if
+#                              the module's latest ABI does not take what
+#                              a frozen release (tests/abi/vN) has.
+#
+# The module's op table is module/ioctl.c's FFST_OP() entries; their ABI
+# rows are read with the current header (uapi/), as the module is built.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/.." && pwd)
+table=$top/module/ioctl.c
 
-# The header's structs and ops, one line each: "op NAME STRUCT", "field
-# STRUCT NAME".
+# The header's structs, fields, sizes and ops, one line each: "field
+# STRUCT NAME BITS", "size OP N VALUE", "op OP STRUCT NUMBER".
 scan() {	# header
 	awk '
 	/^struct skel_[a-z0-9_]+ \{$/ { s = $2; next }
@@ -29,39 +48,203 @@ scan() {	# header
 		print "field", s, m, t
 		next
 	}
+	/^#define SKEL_[A-Z0-9_]+_SIZE_VER[0-9]+[ \t]+[0-9]+/ {
+		n = $2; sub(/^SKEL_/, "", n)
+		v = n; sub(/^.*_SIZE_VER/, "", v)
+		sub(/_SIZE_VER[0-9]+$/, "", n)
+		print "size", n, v, $3
+		next
+	}
 	/^#define SKEL_IOC_[A-Z0-9_]+[ \t]+_IOWR\(/ {
 		n = $2; sub(/^SKEL_IOC_/, "", n)
-		print "op", n
+		s = $0; sub(/^.*struct /, "", s); sub(/\).*$/, "", s)
+		nr = $0; sub(/^[^,]*, */, "", nr); sub(/,.*$/, "", nr)
+		print "op", n, s, nr
+		s = ""
 	}' "$1"
 }
 
-ops() {	# header-dir
-	scan "$1/linux/skel.h" | awk '
+# The FFST_OP() entries of the module's op table, as lines of C for
+# optable(): OP(ioctl, changes state, mutating flags, ABI rows...).
+entries() {
+	awk '
+	{ text = text " " $0 }
+	END {
+		gsub(/[ \t]+/, " ", text)
+		# named ABI tables: "static const struct ffst_op_abi NAME[] = { ... };"
+		rest = text
+		while (match(rest, /struct ffst_op_abi [a-z0-9_]+\[\] = \{/)) {
+			name = substr(rest, RSTART, RLENGTH)
+			sub(/^struct ffst_op_abi /, "", name); sub(/\[.*/, "", name)
+			rest = substr(rest, RSTART + RLENGTH)
+			end = index(rest, "};")
+			rows[name] = substr(rest, 1, end - 1)
+		}
+		rest = text
+		entry = "FFST_OP("
+		while ((i = index(rest, entry)) > 0) {
+			rest = substr(rest, i + length(entry))
+			depth = 1; n = 1; arg[1] = ""
+			for (j = 1; depth > 0 && j <= length(rest); j++) {
+				c = substr(rest, j, 1)
+				if (c == "(" || c == "{")
+					depth++
+				else if (c == ")" || c == "}")
+					depth--
+				if (depth == 0)
+					break
+				if (c == "," && depth == 1)
+					arg[++n] = ""
+				else
+					arg[n] = arg[n] c
+			}
+			if (n != 8)
+				continue	# the macro itself, or not an entry
+			abi = arg[3]; gsub(/^ +| +$/, "", abi)
+			if (abi ~ /^FFST_ABI\(/) {
+				sub(/^FFST_ABI\(/, "", abi); sub(/\)$/, "", abi)
+			} else if (abi in rows) {
+				abi = rows[abi]
+			} else {
+				print "tables.sh: the ABI table " abi " of " arg[1] " is not in module/ioctl.c" > "/dev/stderr"
+				exit 1
+			}
+			printf "\tOP(%s, %s, %s, %s);\n", arg[1], arg[5], arg[6], abi
+		}
+	}' "$table"
+}
+
+# "NR MUTATES MUTATING_FLAGS NROWS SIZE FLAGS [SIZE FLAGS]..." for each op
+# of the module's table, by a program built against the current header.
+optable() {	# tmp
+	{
+		cat <<'CEOF'
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/ioctl.h>
+#include <linux/skel.h>
+struct row { unsigned long long size, flags; };
+#define OP(ioc, mut, mflags, ...) do { \
+	static const struct row r[] = { __VA_ARGS__ }; \
+	size_t i, n = sizeof(r) / sizeof(r[0]); \
+	printf("%u %d %#llx %zu", (unsigned int)_IOC_NR(ioc), (mut) ? 1 : 0, \
+	       (unsigned long long)(mflags), n); \
+	for (i = 0; i < n; i++) \
+		printf(" %llu %#llx", r[i].size, r[i].flags); \
+	printf("\n"); \
+} while (0)
+int main(void)
+{
+CEOF
+		entries
+		echo '	return 0;'
+		echo '}'
+	} >"$1/optable.c"
+	gcc -Wall -Werror -I"$top/uapi" -o "$1/optable" "$1/optable.c"
+	"$1/optable"
+}
+
+ops() {	# header-dir [sizes]
+	tmp=$(mktemp -d)
+	trap 'rm -rf "$tmp"' EXIT
+	optable "$tmp" >"$tmp/table"
+	scan "$1/linux/skel.h" | awk -v hdr="$1/linux/skel.h" -v only_sizes="${2:-}" '
+	NR == FNR {	# the module table: NR MUTATES MUTATING_FLAGS ...
+		mut[$1 + 0] = $2; mflags[$1 + 0] = $3
+		next
+	}
+	# the ioctl number as the header writes it (0x01, or 1)
+	function number(s,	v, i, d) {
+		if (s !~ /^0[xX]/)
+			return s + 0
+		v = 0
+		for (i = 3; i <= length(s); i++) {
+			d = index("0123456789abcdef", tolower(substr(s, i, 1))) - 1
+			v = v * 16 + d
+		}
+		return v
+	}
 	# fields in order, each at the end of the one before: the module
 	# builds only with no hole (FFST_ASSERT_LAYOUT())
 	$1 == "field" {
 		if (!($2 in off))
 			off[$2] = 0
 		size = $4 / 8
+		# where the compiler puts it (natural alignment, as on x86-64)
+		if (off[$2] % size) {
+			printf "%s: struct %s: a hole of %d bytes at offset %d, before field %s (the module does not build: FFST_ASSERT_LAYOUT())\n", \
+			       hdr, $2, size - off[$2] % size, off[$2], $3 > "/dev/stderr"
+			bad = 1
+			off[$2] += size - off[$2] % size
+		}
 		if ($3 != "flags") {
 			kind = $3 ~ /^__reserved/ ? "res" : "fld"
 			list[$2, kind] = list[$2, kind] (list[$2, kind] ? ", " : "") \
 					 "{ " off[$2] ", " size " }"
 		}
 		off[$2] += size
+		ends[$2] = ends[$2] (ends[$2] ? ", " : "") off[$2] " (" $3 ")"
+		at[$2, off[$2]] = $3
+		next
 	}
-	$1 == "op" { ops[++n] = $2 }
+	$1 == "size" { sizes[$2] = sizes[$2] " " $3 ":" $4; next }
+	$1 == "op" {
+		ops[++n] = $2; st[$2] = $3; nr = number($4)
+		if (!(nr in mut)) {
+			printf "%s: SKEL_IOC_%s (number %d) has no FFST_OP() entry in module/ioctl.c\n", \
+			       hdr, $2, nr > "/dev/stderr"
+			bad = 1
+		}
+		opmut[$2] = mut[nr]; opmflags[$2] = mflags[nr]
+	}
 	END {
 		print "/* SPDX-License-Identifier: GPL-2.0-only */"
-		print "/* Generated by tests/tables.sh from the uapi header: do not edit. */"
+		print "/* Generated by tests/tables.sh from the uapi header and module/ioctl.c: do not edit. */"
+		print ""
+		print "#define TEST_OFFSETOFEND(t, m) (offsetof(t, m) + sizeof(((t *)0)->m))"
 		for (i = 1; i <= n; i++) {
-			u = ops[i]; l = tolower(u); s = "skel_" l
+			u = ops[i]; l = tolower(u); s = st[u]
+			# every _SIZE_VER<n>: the end of a field, in order, the
+			# last one the struct size
+			k = split(sizes[u], sv, " ")
+			last = 0; sbad = 0
+			for (j = 1; j <= k; j++) {
+				split(sv[j], p, ":")
+				name = "SKEL_" u "_SIZE_VER" p[1]
+				if (!((s, p[2]) in at)) {
+					printf "%s: %s is %d, where no field of struct %s ends (they end at %s)\n", \
+					       hdr, name, p[2], s, ends[s] > "/dev/stderr"
+					bad = sbad = 1
+					continue
+				}
+				if (p[2] + 0 <= last) {
+					printf "%s: %s is %d, not past the size before it (%d)\n", \
+					       hdr, name, p[2], last > "/dev/stderr"
+					bad = 1
+				}
+				last = p[2] + 0
+				printf "_Static_assert(%s == TEST_OFFSETOFEND(struct %s, %s),\n", name, s, at[s, p[2]]
+				printf "\t       \"%s: not offsetofend(struct %s, %s)\");\n", name, s, at[s, p[2]]
+			}
+			if (k && !sbad && last != off[s]) {
+				printf "%s: the last _SIZE_VER of struct %s is %d, but its fields end at %d (after %s): a size for the last field is missing\n", \
+				       hdr, s, last, off[s], at[s, off[s]] > "/dev/stderr"
+				bad = 1
+			}
+			if (!k) {
+				printf "%s: struct %s has no SKEL_%s_SIZE_VER0\n", hdr, s, u > "/dev/stderr"
+				bad = 1
+			}
+			if (only_sizes)
+				continue
 			print ""
 			printf "#define SKEL_TEST_OP_%s \\\n", l
 			printf "\t.nr = _IOC_NR(SKEL_IOC_%s), \\\n", u
 			printf "\t.ver0 = SKEL_%s_SIZE_VER0, \\\n", u
 			printf "\t.size = sizeof(struct %s), \\\n", s
 			printf "\t.flags = SKEL_%s_FLAGS, \\\n", u
+			printf "\t.mutates = %s, \\\n", opmut[u] ? "true" : "false"
+			printf "\t.mutating_flags = %sULL, \\\n", opmflags[u]
 			if (list[s, "res"] != "") {
 				printf "\t.fields = { %s }, \\\n", list[s, "fld"]
 				printf "\t.reserved = { %s }\n", list[s, "res"]
@@ -69,7 +252,8 @@ ops() {	# header-dir
 				printf "\t.fields = { %s }\n", list[s, "fld"]
 			}
 		}
-	}'
+		exit bad
+	}' "$tmp/table" -
 }
 
 # "NR SIZE FLAGS" for each op of the header in @1, by a program built
@@ -82,7 +266,7 @@ release_of() {	# header-dir tmp
 		echo 'int main(void)'
 		echo '{'
 		scan "$1/linux/skel.h" | awk '$1 == "op" {
-			printf "\tprintf(\"%%02u %%zu %%#llx\\n\", (unsigned int)_IOC_NR(SKEL_IOC_%s),\n", $2
+			printf "\tprintf(\"%%u %%zu %%#llx\\n\", (unsigned int)_IOC_NR(SKEL_IOC_%s),\n", $2
 			printf "\t       sizeof(struct skel_%s), (unsigned long long)SKEL_%s_FLAGS);\n", tolower($2), $2
 		}'
 		echo '	return 0;'
@@ -95,29 +279,73 @@ release_of() {	# header-dir tmp
 releases() {
 	tmp=$(mktemp -d)
 	trap 'rm -rf "$tmp"' EXIT
-	release_of "$here/abi/v0" "$tmp" >"$tmp/r0.out"
-	release_of "$here/../uapi" "$tmp" >"$tmp/now.out"
-	sort "$tmp/r0.out" >"$tmp/r0"
-	sort "$tmp/now.out" >"$tmp/now"
-	echo "/* SPDX-License-Identifier: GPL-2.0-only */"
-	echo "/* Generated by tests/tables.sh from tests/abi/v0 and uapi/: do not edit. */"
-	echo "static const struct release releases[][16] = {"
-	for r in r0 now; do
-		# today's header is a release of its own if it changed an op
-		# of the first one
-		if [ $r = now ] && [ -z "$(join "$tmp/r0" "$tmp/now" |
-					 awk '$2 != $4 || $3 != $5')" ]; then
-			continue
-		fi
-		echo "	{"
-		awk '{ printf "\t\t[0x%02x] = { %s, %s },\n", $1, $2, $3 }' "$tmp/$r"
-		echo "	},"
+	optable "$tmp" >"$tmp/table"
+	# What every frozen release published, the module's latest ABI must
+	# still take: a size at least as big, and every flag.
+	bad=0
+	for v in "$here"/abi/v*; do
+		[ -d "$v" ] || continue
+		release_of "$v" "$tmp" >"$tmp/frozen"
+		while read -r nr size flags; do
+			row=$(awk -v nr="$nr" '$1 == nr { print $(3 + 2 * $4), $(4 + 2 * $4) }' "$tmp/table")
+			if [ -z "$row" ]; then
+				echo "tests/abi/${v##*/}: op $nr is not in module/ioctl.c's op table" >&2
+				bad=1
+				continue
+			fi
+			set -- $row
+			if [ "$1" -lt "$size" ] || [ $((flags & ~$2)) != 0 ]; then
+				echo "tests/abi/${v##*/}: op $nr had $size bytes and flags $flags; the module's latest ABI row takes $1 and $2" >&2
+				bad=1
+			fi
+		done <"$tmp/frozen"
 	done
+	[ "$bad" = 0 ] || exit 1
+	echo "/* SPDX-License-Identifier: GPL-2.0-only */"
+	echo "/* Generated by tests/tables.sh from module/ioctl.c's op table: do not edit. */"
+	echo "static const struct release releases[][256] = {"
+	awk '
+	{ n[$1] = $4; for (i = 0; i < $4; i++) row[$1, i] = $(5 + 2 * i) ", " $(6 + 2 * i)
+	  if ($4 > abis) abis = $4; nr[++ops] = $1 }
+	END {
+		# an op keeps its last row in the ABIs past it
+		for (a = 0; a < abis; a++) {
+			printf "\t{\t/* abi_version=%d */\n", a
+			for (i = 1; i <= ops; i++) {
+				o = nr[i]
+				r = a < n[o] ? a : n[o] - 1
+				printf "\t\t[0x%02x] = { %s },\n", o, row[o, r]
+			}
+			print "\t},"
+		}
+	}' "$tmp/table"
 	echo "};"
+}
+
+# The #includes of each op's tests, for a program built against @1.
+tests() {	# header-dir
+	scan "$1/linux/skel.h" | awk '
+	$1 == "size" && $3 > 0 { vers[$2] = vers[$2] " " $3 }
+	$1 == "op" { ops[++n] = $2 }
+	END {
+		print "/* SPDX-License-Identifier: GPL-2.0-only */"
+		print "/* Generated by tests/tables.sh from the uapi header: do not edit. */"
+		for (i = 1; i <= n; i++) {
+			l = tolower(ops[i])
+			printf "#include \"ops/%s.h\"\n", l
+			k = split(vers[ops[i]], v, " ")
+			for (j = 1; j <= k; j++) {
+				f = "ops/" l "_ver" v[j] ".h"
+				printf "#if __has_include(\"%s\")\n#include \"%s\"\n#endif\n", f, f
+			}
+		}
+	}'
 }
 
 case ${1:-} in
 ops)		ops "${2:?usage: tables.sh ops HEADER_DIR}" ;;
+sizes)		ops "${2:?usage: tables.sh sizes HEADER_DIR}" sizes ;;
+tests)		tests "${2:?usage: tables.sh tests HEADER_DIR}" ;;
 releases)	releases ;;
-*)		echo "usage: tables.sh ops HEADER_DIR | releases" >&2; exit 2 ;;
+*)		echo "usage: tables.sh ops|sizes|tests HEADER_DIR | releases" >&2; exit 2 ;;
 esac

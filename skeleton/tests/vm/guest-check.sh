@@ -1,9 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 # The test job inside the VM: the suite in every cell of the ABI matrix,
-# {current, v0 binary} x {abi_version=LATEST .. 0} x {64, 32-bit}, each as
-# root and as uid 65534 with no capabilities, then the client; markers
-# let the host count each run.
+# {current, each frozen release's binary} x {abi_version=LATEST .. 0} x
+# {64, 32-bit}, each as root and as uid 65534 with no capabilities, then
+# the client; markers let the host count each run.
 #
 # From guest-mutate.sh: $ko is the module to test (default /skel.ko),
 # $tag goes before each label and marker, and only=1 runs the current
@@ -33,11 +33,13 @@ while [ "$abi" -ge 0 ]; do
 		abi=$((abi - 1))
 		continue
 	fi
-	for bin in current v0; do
+	# the current program, then each frozen release's (/skel_test-vN)
+	for bin in current $(cd / && ls -d skel_test-v* | grep -v -- -m32 |
+			     sed 's/^skel_test-//'); do
 		for bits in 64 32; do
 			[ -n "${only:-}" ] && [ $bin.$bits != current.64 ] && continue
 			exe=/skel_test
-			[ $bin = v0 ] && exe=$exe-v0
+			[ $bin != current ] && exe=$exe-$bin
 			[ $bits = 32 ] && exe=$exe-m32
 			cell=${tag}abi$abi.$bin.$bits
 			# The run is told its cell's ABI: it must not learn it

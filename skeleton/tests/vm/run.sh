@@ -36,6 +36,8 @@ step "setting up (packages, linux-source for the kselftest harness)"
 ksft=$("$fetch" source)/tools/testing/selftests
 make -s -C "$top/tests" KSFT_DIR="$ksft"
 make -s -C "$top/userspace"
+# the frozen releases (tests/abi/vN), each a program of its own
+RELEASES=$(make -s -C "$top/tests" releases)
 
 build_initramfs() {	# kver ko|mutants-dir -> path of the cpio
 	local root=$BUILD/$1/initramfs a
@@ -54,9 +56,11 @@ build_initramfs() {	# kver ko|mutants-dir -> path of the cpio
 	done
 	cp "$top/tests/vm/init" "$top/tests/vm/guest-lib.sh" \
 	   "$top/tests/vm/guest-check.sh" "$top/tests/vm/guest-client.sh" \
-	   "$top/tests/vm/guest-mutate.sh" \
-	   "$top/tests/skel_test" "$top/tests/skel_test-m32" \
-	   "$top/tests/skel_test-v0" "$top/tests/skel_test-v0-m32" "$root/"
+	   "$top/tests/vm/guest-mutate.sh" "$top/tests/skel_test" \
+	   "$top/tests/skel_test-m32" "$root/"
+	for r in $RELEASES; do
+		cp "$top/tests/skel_test-$r" "$top/tests/skel_test-$r-m32" "$root/"
+	done
 	cp "$top/userspace/skel" "$root/bin/"
 	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) \
 		>"$BUILD/$1/initramfs.cpio.gz"
@@ -70,7 +74,7 @@ check_kernel() {	# kver log
 	latest=$(sed -n 's/^=== skel: check latest abi_version=\([0-9]*\) ===$/\1/p' "$log")
 	[ -n "$latest" ] || { record fail "$1: the module's latest ABI never showed"; latest=0; }
 	for abi in $(seq "$latest" -1 0); do
-		for bin in current v0; do
+		for bin in current $RELEASES; do
 			for bits in 64 32; do
 				for who in root uid65534; do
 					labels="$labels abi$abi.$bin.$bits.$who"

@@ -9,34 +9,48 @@
 #   <!-- end quote -->
 #
 # where the quotation runs from the first line of PATH containing FIRST up
-# to, not including, the next line containing NEXT.  Inside a C comment
-# the " * " in front of each line is left out.
+# to, not including, the next line containing NEXT, or to the end of the
+# file if NEXT is <eof> (a whole patch, say).  PATH is from the top of the
+# project that holds the Markdown file (the nearest directory above it
+# with a Kbuild), wherever quote.pl runs from.  From a C file, the " * "
+# in front of each line of a comment is left out.
 #
 #   quote.pl --check FILE.md...   prints each quotation that is stale or
 #                                 whose lines no longer exist; exit 1
 #   quote.pl --fix FILE.md...     rewrites the quotations from the source
 use strict;
 use warnings;
+use File::Basename qw(dirname);
+use File::Spec;
 
 my $mode = shift // '';
 die "usage: quote.pl --check|--fix FILE.md...\n"
 	unless ($mode eq '--check' || $mode eq '--fix') && @ARGV;
-my $top = $0 =~ s{/scripts/[^/]+$}{}r;
-$top = '.' if $top eq $0;
+
+# The top of the project holding @md: the nearest directory with a Kbuild.
+sub top_of {
+	my ($md) = @_;
+	my $dir = dirname(File::Spec->rel2abs($md));
+	$dir = dirname($dir) until -e "$dir/Kbuild" || $dir eq '/';
+	return $dir;
+}
 
 # The lines of @path from the one containing @first to the one before the
-# next containing @next, undecorated; or an error message.
+# next containing @next (or the last, for <eof>), undecorated; or an error
+# message.
 sub extract {
-	my ($path, $first, $next) = @_;
+	my ($top, $path, $first, $next) = @_;
 	open(my $fh, '<', "$top/$path") or return (undef, "$path: $!");
 	my @lines = <$fh>;
 	close($fh);
 	my ($from) = grep { index($lines[$_], $first) >= 0 } 0 .. $#lines;
 	return (undef, "$path has no line with \"$first\"") unless defined $from;
-	my ($to) = grep { index($lines[$_], $next) >= 0 } $from + 1 .. $#lines;
+	my ($to) = $next eq '<eof>' ? (scalar @lines) :
+		   grep { index($lines[$_], $next) >= 0 } $from + 1 .. $#lines;
 	return (undef, "$path has no line with \"$next\" after \"$first\"")
 		unless defined $to;
 	my @out = @lines[$from .. $to - 1];
+	return (join('', @out), undef) unless $path =~ /\.[ch]$/;
 	pop @out while @out && $out[-1] =~ m{^\s*\*?\s*$};
 	s{^ \*(?: |$)}{} for @out;
 	s{^/\*\s*$}{} for @out;
@@ -60,7 +74,7 @@ for my $md (@ARGV) {
 			$bad = 1;
 			next;
 		}
-		my ($text, $err) = extract($path, $first, $next);
+		my ($text, $err) = extract(top_of($md), $path, $first, $next);
 		if ($err) {
 			print "$md:", $i + 1, ": $err\n";
 			$bad = 1;

@@ -1,0 +1,1 @@
+../../generic/lint/quote.pl
