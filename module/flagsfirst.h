@@ -86,11 +86,6 @@ static inline struct ffst_entry *ffst_value_home(const struct ffst_value *v)
 	return container_of(v, struct ffst_entry, own);
 }
 
-/* SET's flags as ABI 0 released them, before FLAGSFIRST_SET_IF_SEQ */
-#define FFST_SET_FLAGS_ABI0	(FLAGSFIRST_SET_NOREPLACE | \
-				 FLAGSFIRST_SET_REPLACE | \
-				 FLAGSFIRST_SET_IMMUTABLE)
-
 /* GET copies values up to this size on the stack, without a reference */
 #define FFST_SMALL_VALUE	64
 

@@ -267,7 +267,9 @@ static const struct flagsfirst_watch ffst_watch_fields = {
  * other ops have not changed since ABI 0, and have one entry each.
  */
 static const struct ffst_op_abi ffst_set_abi[] = {
-	[0] = { FLAGSFIRST_SET_SIZE_VER0, FFST_SET_FLAGS_ABI0 },
+	[0] = { FLAGSFIRST_SET_SIZE_VER0,
+		FLAGSFIRST_SET_NOREPLACE | FLAGSFIRST_SET_REPLACE |
+		FLAGSFIRST_SET_IMMUTABLE },
 	[1] = { FLAGSFIRST_SET_SIZE_VER1, FLAGSFIRST_SET_FLAGS },
 };
 

@@ -38,6 +38,7 @@
 
 #include "kselftest_harness.h"
 #include "helpers.h"
+#include "ops.h"	/* FLAGSFIRST_TEST_OP_*: tables.sh, from the header and the op table */
 
 /* What a call of an op needs between preparing it and checking it. */
 struct names {
@@ -202,26 +203,16 @@ static bool happened_rename(int fd, void *state)
 }
 
 FIXTURE_VARIANT_ADD(op, set) {
+	FLAGSFIRST_TEST_OP_set,
 	.d = &flagsfirst,
-	.nr = _IOC_NR(FLAGSFIRST_IOC_SET),
-	.ver0 = FLAGSFIRST_SET_SIZE_VER0,
-	.size = sizeof(struct flagsfirst_set),
-	.flags = FLAGSFIRST_SET_FLAGS,
 	.conflicts = {
 		{ FLAGSFIRST_SET_NOREPLACE, FLAGSFIRST_SET_REPLACE },
 #if HEADER_ABI >= 1
 		{ FLAGSFIRST_SET_NOREPLACE, FLAGSFIRST_SET_IF_SEQ },
 #endif
 	},
-#if HEADER_ABI >= 1
-	.fields = { { 8, 8 }, { 16, 8 }, { 24, 4 }, { 32, 8 } },
-#else
-	.fields = { { 8, 8 }, { 16, 8 }, { 24, 4 } },
-#endif
-	.reserved = { { 28, 4 } },
 	.fill = fill_set,
 	.happened = happened_set,
-	.mutates = true,
 	.known = {
 		{ FLAGSFIRST_SET_NOREPLACE, 0, 0 },
 		{ FLAGSFIRST_SET_REPLACE, -ENOENT, -ENOENT },
@@ -233,41 +224,26 @@ FIXTURE_VARIANT_ADD(op, set) {
 };
 
 FIXTURE_VARIANT_ADD(op, get) {
+	FLAGSFIRST_TEST_OP_get,
 	.d = &flagsfirst,
-	.nr = _IOC_NR(FLAGSFIRST_IOC_GET),
-	.ver0 = FLAGSFIRST_GET_SIZE_VER0,
-	.size = sizeof(struct flagsfirst_get),
-	.flags = FLAGSFIRST_GET_FLAGS,
-	.fields = { { 8, 8 }, { 16, 8 }, { 24, 4 }, { 28, 4 }, { 32, 8 }, { 40, 4 } },
-	.reserved = { { 44, 4 } },
 	.fill = fill_get,
 	.happened = happened_anything,
 };
 
 FIXTURE_VARIANT_ADD(op, delete) {
+	FLAGSFIRST_TEST_OP_delete,
 	.d = &flagsfirst,
-	.nr = _IOC_NR(FLAGSFIRST_IOC_DELETE),
-	.ver0 = FLAGSFIRST_DELETE_SIZE_VER0,
-	.size = sizeof(struct flagsfirst_delete),
-	.flags = FLAGSFIRST_DELETE_FLAGS,
-	.fields = { { 8, 8 } },
 	.fill = fill_delete,
 	.happened = happened_delete,
-	.mutates = true,
 	.known = { { FLAGSFIRST_DELETE_ALL, 1, 1 } },
 };
 
 FIXTURE_VARIANT_ADD(op, rename) {
+	FLAGSFIRST_TEST_OP_rename,
 	.d = &flagsfirst,
-	.nr = _IOC_NR(FLAGSFIRST_IOC_RENAME),
-	.ver0 = FLAGSFIRST_RENAME_SIZE_VER0,
-	.size = sizeof(struct flagsfirst_rename),
-	.flags = FLAGSFIRST_RENAME_FLAGS,
 	.conflicts = { { FLAGSFIRST_RENAME_NOREPLACE, FLAGSFIRST_RENAME_EXCHANGE } },
-	.fields = { { 8, 8 }, { 16, 8 } },
 	.fill = fill_rename,
 	.happened = happened_rename,
-	.mutates = true,
 	.known = {
 		{ FLAGSFIRST_RENAME_NOREPLACE, 0, 0 },
 		{ FLAGSFIRST_RENAME_EXCHANGE, -ENOENT, -ENOENT },
@@ -286,12 +262,8 @@ static void fill_watch(int fd, void *state, void *buf, uint64_t flags)
 }
 
 FIXTURE_VARIANT_ADD(op, watch) {
+	FLAGSFIRST_TEST_OP_watch,
 	.d = &flagsfirst,
-	.nr = _IOC_NR(FLAGSFIRST_IOC_WATCH),
-	.ver0 = FLAGSFIRST_WATCH_SIZE_VER0,
-	.size = sizeof(struct flagsfirst_watch),
-	.flags = FLAGSFIRST_WATCH_FLAGS,
-	.fields = { { 8, 8 } },
 	.fill = fill_watch,
 	.happened = happened_anything,
 	.returns_fd = true,

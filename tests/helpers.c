@@ -440,27 +440,15 @@ int module_abi(void)
 }
 
 /*
- * What each ABI release of the module has for each op: its struct size and
- * its flags.  Written out here, not taken from a header (the v0 binary's
- * knows ABI 0 only) nor from the module (which is what is under test).
+ * What the module takes of each op (by ioctl number) at each abi_version:
+ * its struct size and its flags, as numbers -- not taken from the header a
+ * program is built with (the v0 program's knows ABI 0 only) nor from the
+ * running module (which is what is under test).  tables.sh writes them
+ * from the ABI rows of module/ioctl.c's op table.
  */
-#define ABI_RELEASES	2
-static const struct release releases[ABI_RELEASES][6] = {
-	[0] = {
-		[0x00] = { 32, 0x07 },	/* SET: NOREPLACE, REPLACE, IMMUTABLE */
-		[0x01] = { 48, 0x00 },	/* GET */
-		[0x02] = { 16, 0x01 },	/* DELETE: ALL */
-		[0x03] = { 24, 0x03 },	/* RENAME: NOREPLACE, EXCHANGE */
-		[0x05] = { 16, 0x03 },	/* WATCH: CLOEXEC, NONBLOCK */
-	},
-	[1] = {
-		[0x00] = { 40, 0x0f },	/* SET: + expect_seq, IF_SEQ */
-		[0x01] = { 48, 0x00 },
-		[0x02] = { 16, 0x01 },
-		[0x03] = { 24, 0x03 },
-		[0x05] = { 16, 0x03 },
-	},
-};
+#include "releases.h"
+
+#define ABI_RELEASES	((int)(sizeof(releases) / sizeof(releases[0])))
 
 /* The release the running module should be, for op number @nr. */
 const struct release *release_of(unsigned int nr)

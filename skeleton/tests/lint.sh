@@ -69,7 +69,7 @@ layout() {	# header-dir bits -> "struct member offset size" lines
 			print s, w[n], o[1], o[2]
 		}'
 }
-for rel in $(make -s -C tests releases); do
+for rel in $(make -s --no-print-directory -C tests releases); do
 for bits in 64 32; do
 	check "ABI: every struct of tests/abi/$rel only grew at its end (-m$bits)" bash -c "
 		$(declare -f layout); out=$out

@@ -37,7 +37,7 @@ ksft=$("$fetch" source)/tools/testing/selftests
 make -s -C "$top/tests" KSFT_DIR="$ksft"
 make -s -C "$top/userspace"
 # the frozen releases (tests/abi/vN), each a program of its own
-RELEASES=$(make -s -C "$top/tests" releases)
+RELEASES=$(make -s --no-print-directory -C "$top/tests" releases)
 
 build_initramfs() {	# kver ko|mutants-dir -> path of the cpio
 	local root=$BUILD/$1/initramfs a

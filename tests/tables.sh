@@ -1,0 +1,1 @@
+../generic/tests/tables.sh
