@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * flagsfirst's generic core: the dispatcher, the rules every versioned
+ * The generic core: the dispatcher, the rules every versioned
  * operation obeys.  It knows an interface only through the struct
  * ffst_iface it is given: its ops' sizes per ABI version, flags,
  * CHECK_FIELDS templates, predicates and handlers.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * flagsfirst's generic core: the rules every versioned operation obeys, for
+ * The generic core: the rules every versioned operation obeys, for
  * an interface that describes itself in a struct ffst_iface.  It includes
  * nothing of the interface and names none of its symbols; the interface
  * calls it, never the reverse.

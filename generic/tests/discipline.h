@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * flagsfirst: what an interface's tests share with the tests of the
+ * The generic core: what an interface's tests share with the tests of the
  * dispatcher's rules (discipline_tests.h): calling an ioctl, a struct that
  * ends where an unmapped page begins, and struct discipline, in which an
  * interface describes itself to those tests.  It knows nothing of any

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * flagsfirst: the rules of the dispatcher, tested on every versioned op of
+ * The generic core: the rules of the dispatcher, tested on every versioned op of
  * an interface (generic/module/dispatch.c applies them): struct sizes below
  * VER0, above a page, with zero and non-zero tails, ending on an unmapped
  * page; each of the 64 flag bits; conflicting pairs; __reserved fields;

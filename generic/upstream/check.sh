@@ -33,7 +33,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 UPPER=$(echo "$NAME" | tr a-z A-Z)
 fetch=$(ls "$top"/tests/vm/fetch.sh "$top"/generic/vm/fetch.sh 2>/dev/null | head -n 1)
 vmdir=$(dirname "$fetch")
-CACHE=${FLAGSFIRST_CACHE:-$HOME/.cache/flagsfirst}
+cache_var=${UPPER}_CACHE
+CACHE=${!cache_var:-$HOME/.cache/$NAME}
 BUILD=$top/build/upstream
 TIMEOUT=${UPSTREAM_TIMEOUT:-1500}
 MEMORY=1024
@@ -80,14 +81,7 @@ pristine() {	# series src
 
 selftest_vm() {	# kver vmlinuz ko bindir log
 	local root=$BUILD/$1/initramfs p
-	rm -rf "$root"
-	mkdir -p "$root"/{bin,dev,etc,proc,sys,tmp}
-	printf 'root:x:0:0::/:/bin/sh\nnobody:x:65534:65534::/tmp:/bin/sh\n' >"$root/etc/passwd"
-	printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
-	cp /bin/busybox "$root/bin/"
-	for p in $(/bin/busybox --list); do
-		[ "$p" = busybox ] || ln -s busybox "$root/bin/$p"
-	done
+	guest_root "$root"
 	cp "$vmdir/guest-lib.sh" "$3" "$root/"
 	mkdir -p "$root/tests"
 	for p in $TEST_PROGS; do
@@ -104,6 +98,7 @@ chmod 1777 /tmp
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 mount -t cgroup2 cgroup2 /sys/fs/cgroup 2>/dev/null
 cd /tmp
+export VM_TAG=$NAME
 . /guest-lib.sh
 echo "=== $NAME: kernel \$(uname -r) ==="
 if insmod /$(basename "$3"); then
@@ -121,7 +116,7 @@ echo "=== $NAME: done ==="
 reboot -f
 EOF
 	chmod +x "$root/init"
-	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$BUILD/$1/initramfs.cpio.gz"
+	pack_initramfs "$root" "$BUILD/$1/initramfs.cpio.gz"
 	boot "$2" "$BUILD/$1/initramfs.cpio.gz" selftests "$5" || true
 }
 

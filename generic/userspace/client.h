@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * flagsfirst: what the client does for every op of the dispatcher, from one
+ * The generic core: what the client does for every op of the dispatcher, from one
  * table: probe (each op's CHECK_FIELDS answer) and raw (any size, flags and
  * tail, into a struct that ends where an unmapped page begins).  The client
  * describes its interface in a struct client (the ioctl type, the table of

@@ -1,7 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # Sets a machine up for the VM tests, from Debian's archive only, caching
-# everything under $FLAGSFIRST_CACHE (default ~/.cache/flagsfirst):
+# everything under $NAME_CACHE (default ~/.cache/NAME), NAME being the
+# interface (the one header of uapi/linux/, NAME.h, two directories above
+# this file) and NAME_CACHE its upper case:
 #
 #   fetch.sh deps [lint|upstream]  install the packages the build and the
 #                            VM need (and those of make lint, or of make
@@ -29,7 +31,10 @@
 # nothing from sid is installed into the system.
 set -euo pipefail
 
-CACHE=${FLAGSFIRST_CACHE:-$HOME/.cache/flagsfirst}
+name=$(cd "$(dirname "$0")/../../uapi/linux" && ls -- *.h)
+name=${name%.h}
+cache_var=$(echo "${name}_CACHE" | tr a-z A-Z)
+CACHE=${!cache_var:-$HOME/.cache/$name}
 PACKAGES="make gcc libc6-dev gcc-multilib qemu-system-x86 busybox-static cpio
 	  xz-utils dwarves perl"
 # What make lint needs on top
@@ -246,7 +251,7 @@ checker_valid() {	# headers-common tree
 	[ -e "$f" ] && return 0
 	cat >"$f" <<'EOF'
 #!/bin/sh -eu
-# Supplied by flagsfirst's fetch.sh: Debian's linux-headers lack it.
+# Supplied by the VM scripts' fetch.sh: Debian's linux-headers lack it.
 [ -x "$(command -v "$1")" ] || { echo 0; exit 0; }
 tmp=$(mktemp --suffix=.c)
 trap 'rm -f "$tmp"' EXIT

@@ -1,16 +1,18 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# Sourced by the guest's jobs: the markers the host counts them by.
+# Sourced by the guest's jobs: the markers the host counts them by, each
+# "=== TAG: ... ===" with the tag the guest's init exports as VM_TAG (the
+# interface's name; the host's lib.sh takes the same).
 
 mark() {
-	echo "=== flagsfirst: $* ==="
+	echo "=== ${VM_TAG:?}: $* ==="
 }
 
 # run LABEL COMMAND...: one counted run, its output between two markers.
 run() {
 	label=$1
 	shift
-	echo "=== flagsfirst: run $label ==="
+	echo "=== ${VM_TAG:?}: run $label ==="
 	"$@"
-	echo "=== flagsfirst: exit $label $? ==="
+	echo "=== ${VM_TAG:?}: exit $label $? ==="
 }

@@ -5,7 +5,10 @@
 # kselftest TAP of each run between the guest's markers (guest-lib.sh),
 # and failing on a guest that never finished or a kernel log with a
 # report.  The caller sets top,
-# CACHE, BUILD, TIMEOUT, MEMORY, APPEND and mode first.
+# CACHE, BUILD, TIMEOUT, MEMORY, APPEND and mode first.  The interface is
+# the one header of $top/uapi/linux/, NAME.h: the module is NAME.ko, and
+# the guest's markers carry NAME as their tag (VM_TAG, which the guest's
+# init exports too).
 
 # What the guest's kernel log must never show: WARN, BUG, Oops, KASAN,
 # UBSAN, kmemleak, lockdep and might_sleep reports, panics.
@@ -13,15 +16,38 @@ REPORTS='WARNING:|BUG:|Oops|KASAN:|UBSAN:|unreferenced object|suspected memory l
 
 step() { printf '>>> %s\n' "$*" >&2; }
 
-# This file's own directory: in-chroot.sh is beside it, in flagsfirst's
-# generic/vm/ as in a generated project's tests/vm/.
+# This file's own directory: in-chroot.sh is beside it.
 vm_lib_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+vm_name=$(cd "$top/uapi/linux" && ls -- *.h)
+vm_name=${vm_name%.h}
+VM_TAG=${VM_TAG:-$vm_name}
+
+# The guest's root in @root, emptied first: busybox and its applets in
+# /bin, the mount points, and root and uid 65534 in /etc/passwd and
+# /etc/group (su needs to know 65534; busybox's setpriv cannot change
+# uids).  The caller copies its files in, then pack_initramfs().
+guest_root() {	# root
+	local a
+	rm -rf "$1"
+	mkdir -p "$1"/{bin,dev,etc,proc,sys,tmp}
+	printf 'root:x:0:0::/:/bin/sh\nnobody:x:65534:65534::/tmp:/bin/sh\n' >"$1/etc/passwd"
+	printf 'root:x:0:\nnogroup:x:65534:\n' >"$1/etc/group"
+	cp /bin/busybox "$1/bin/"
+	for a in $(/bin/busybox --list); do
+		[ "$a" = busybox ] || ln -s busybox "$1/bin/$a"
+	done
+}
+
+# @root as the gzipped newc cpio @cpio, the initramfs boot() takes.
+pack_initramfs() {	# root cpio
+	(cd "$1" && find . | cpio -o -H newc --quiet | gzip -1) >"$2"
+}
 
 # Builds the module against @kdir, inside the chroot @root unless it is
 # "-" (sid's kernels: their compiler and kbuild tools are sid's), from the
 # tree @from (default: this one; a caller may build another copy).
 # What the module is built from: Kbuild, module/, uapi/ and, where the
-# project keeps it apart (flagsfirst does), the generic core.
+# project keeps it apart in generic/, the generic core.
 copy_module_source() {	# from to
 	cp -r "$1/Kbuild" "$1/module" "$1/uapi" "$2/"
 	if [ -d "$1/generic/module" ]; then
@@ -35,7 +61,7 @@ build_module() {	# kver kdir root -> path of the .ko
 	rm -rf "$src"
 	mkdir -p "$src"
 	copy_module_source "$from" "$src"
-	# The caller's extra make arguments (flagsfirst: the KUnit module)
+	# The caller's extra make arguments (a KUnit module, say)
 	kunit=${MODULE_MAKE_ARGS:-}
 	if [ "$3" = - ]; then
 		make -s -C "$2" M="$src" $kunit modules >&2 || return 1
@@ -47,14 +73,16 @@ build_module() {	# kver kdir root -> path of the .ko
 		"$vm_lib_dir/in-chroot.sh" "$3" make -s -C "$2" M="$in" modules >&2 || return 1
 		cp "$3$in"/module/*.ko "$src/module/"
 	fi
-	echo "$src/module/flagsfirst.ko"
+	echo "$src/module/$vm_name.ko"
 }
 
-# KVM hangs on some hosts: use it only once a short boot has proved it.
+# KVM hangs on some hosts: use it only once a short boot has proved it
+# (NAME_ACCEL=tcg, in the interface's upper case, skips the probe).
 pick_accel() {	# vmlinuz initrd
-	local stamp=$CACHE/kvm-probe
-	if [ -n "${FLAGSFIRST_ACCEL:-}" ]; then
-		echo "$FLAGSFIRST_ACCEL"
+	local stamp=$CACHE/kvm-probe accel_var
+	accel_var=$(echo "${vm_name}_ACCEL" | tr a-z A-Z)
+	if [ -n "${!accel_var:-}" ]; then
+		echo "${!accel_var}"
 		return
 	fi
 	if [ ! -w /dev/kvm ]; then
@@ -68,7 +96,7 @@ pick_accel() {	# vmlinuz initrd
 			-kernel "$1" -initrd "$2" \
 			-append "console=ttyS0 panic=-1 quiet vmjob=probe" \
 			</dev/null >"$stamp.log" 2>&1 || true
-		if grep -q '=== flagsfirst: done ===' "$stamp.log"; then
+		if grep -q "=== $VM_TAG: done ===" "$stamp.log"; then
 			echo kvm >"$stamp"
 		else
 			echo tcg >"$stamp"
@@ -97,7 +125,7 @@ boot() {	# vmlinuz initrd job log
 			-no-reboot -kernel "$1" -initrd "$2" ${QEMU_ARGS:-} \
 			-append "console=ttyS0 panic=-1 quiet loglevel=4 vmjob=$3 $APPEND" \
 			</dev/null 2>&1 | tee "$4" | show
-		grep -aq '^=== flagsfirst: kernel ' "$4" && return 0
+		grep -aq "^=== $VM_TAG: kernel " "$4" && return 0
 		step "the kernel died before the guest's init ran: booting it again"
 		cp "$4" "$4.died-$try"
 	done
@@ -107,7 +135,7 @@ boot() {	# vmlinuz initrd job log
 # The demo shows the guest's console up to the kernel log dump.
 show() {
 	if [ "$mode" = demo ]; then
-		tr -d '\r' | sed -u '/^=== flagsfirst: dmesg ===/,$d'
+		tr -d '\r' | sed -u "/^=== $VM_TAG: dmesg ===/,\$d"
 	else
 		cat >/dev/null
 	fi
@@ -138,12 +166,12 @@ clean_log() {	# log -> path of the clean copy
 # totals and leaves them in the caller's p, f and s.
 count_run() {	# kver log label
 	local run=$2.$3 rc plan bad
-	sed -n "/^=== flagsfirst: run $3 ===/,/^=== flagsfirst: exit $3 /p" "$2" >"$run"
-	grep -v '^=== flagsfirst' "$run" || true
+	sed -n "/^=== $VM_TAG: run $3 ===/,/^=== $VM_TAG: exit $3 /p" "$2" >"$run"
+	grep -v "^=== $VM_TAG:" "$run" || true
 	p=$(grep -cE '^ok [0-9]+' "$run" || true)
 	s=$(grep -cE '^ok [0-9]+ .*# SKIP' "$run" || true)
 	f=$(grep -cE '^not ok [0-9]+' "$run" || true)
-	rc=$(sed -n "s/^=== flagsfirst: exit $3 \([0-9]*\) ===$/\1/p" "$2")
+	rc=$(sed -n "s/^=== $VM_TAG: exit $3 \([0-9]*\) ===$/\1/p" "$2")
 	[ "$rc" = 0 ] || f=$((f + 1))	# a crash or a harness error
 	# Every test of the plan reported: a run that never started or was cut
 	# off is a failure.  (Runs labelled fuzz, stress or faults print no
@@ -180,7 +208,7 @@ count_run() {	# kver log label
 # The guest finished, and its kernel log has no report; leaves the number
 # of report lines in $reports.
 check_guest() {	# kver log
-	if grep -q '^=== flagsfirst: done ===' "$2"; then
+	if grep -q "^=== $VM_TAG: done ===" "$2"; then
 		record ok
 	else
 		record fail "$1: the guest never finished (timeout or panic); its last lines:"

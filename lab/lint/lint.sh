@@ -124,6 +124,12 @@ check "skeleton: its suite and client build with -Werror" bash -c "
 # The generic files include nothing of flagsfirst's own and name none of
 # its symbols: a generated interface receives them renamed, and they are
 # called, never calling.  And nothing #includes a .c file.
+# Every generic file -- C, shell, Perl, make -- names no interface: the
+# interface's name comes from its header (uapi/linux/NAME.h), so a
+# generated project's copy is the same file with only the core's prefix
+# renamed.
+check "generic/ names no interface (flagsfirst, skel) in any file" bash -c \
+	"! git grep -n -i -e flagsfirst -e skel -- generic/"
 check "generic/'s C includes nothing of flagsfirst's, and no file #includes a .c" bash -c \
 	"! grep -nE '#include \"(ioctl|flagsfirst|table|entry|quota|watch|helpers)|<linux/flagsfirst.h>|ffst_ops|FLAGSFIRST_|FFST_IOC_TYPE' \
 		\$(git ls-files 'generic/*.[ch]') &&
@@ -150,8 +156,8 @@ else
 	echo "# syz-sysgen: no syzkaller snapshot in ../shared and no SYZKALLER: not compiled"
 fi
 
-check "the docs' quotations of the code are current (generic/lint/quote.pl)" \
-	generic/lint/quote.pl --check README.md docs/*.md
+check "the docs' quotations are current, and every \`name()\` and path they name exists (generic/lint/quote.pl)" \
+	generic/lint/quote.pl --check --names --also "$src" README.md docs/*.md
 check "one syllabus: docs/syllabus.md, the tour, the README and design.md agree, and its tests exist" \
 	lab/lint/syllabus.sh
 check "every relative link of the README and docs/ resolves" lab/lint/links.sh

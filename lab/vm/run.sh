@@ -138,15 +138,7 @@ qemu_args=${QEMU_ARGS:-}
 
 build_initramfs() {	# kver ko [against-ko] -> path of the cpio
 	local root=$BUILD/$1/initramfs a
-	rm -rf "$root"
-	mkdir -p "$root"/{bin,dev,etc,proc,sys,tmp}
-	# su needs to know uid 65534; busybox's setpriv cannot change uids.
-	printf 'root:x:0:0::/:/bin/sh\nnobody:x:65534:65534::/tmp:/bin/sh\n' >"$root/etc/passwd"
-	printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
-	cp /bin/busybox "$root/bin/"
-	for a in $(/bin/busybox --list); do
-		[ "$a" = busybox ] || ln -s busybox "$root/bin/$a"
-	done
+	guest_root "$root"
 	cp "$top/lab/vm/init" "$top/generic/vm/guest-lib.sh" "$top/lab/vm/guest-heavy.sh" \
 	   "$top/lab/vm/guest-check.sh" \
 	   "$top/lab/vm/guest-debug.sh" "$top/tests/flagsfirst_torture" \
@@ -165,8 +157,7 @@ build_initramfs() {	# kver ko [against-ko] -> path of the cpio
 		cp "$top/tests/${a}_test" "$top/tests/${a}_test-m32" \
 		   "$top/tests/${a}_test-v0" "$top/tests/${a}_test-v0-m32" "$root/tests/"
 	done
-	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) \
-		>"$BUILD/$1/initramfs.cpio.gz"
+	pack_initramfs "$root" "$BUILD/$1/initramfs.cpio.gz"
 	echo "$BUILD/$1/initramfs.cpio.gz"
 }
 

@@ -40,20 +40,13 @@ make -s -C "$top/userspace"
 RELEASES=$(make -s --no-print-directory -C "$top/tests" releases)
 
 build_initramfs() {	# kver ko|mutants-dir -> path of the cpio
-	local root=$BUILD/$1/initramfs a
-	rm -rf "$root"
-	mkdir -p "$root"/{bin,dev,etc,proc,sys,tmp}
+	local root=$BUILD/$1/initramfs r
+	guest_root "$root"
 	if [ -d "$2" ]; then
 		cp -r "$2" "$root/mutants"
 	else
 		cp "$2" "$root/"
 	fi
-	printf 'root:x:0:0::/:/bin/sh\nnobody:x:65534:65534::/tmp:/bin/sh\n' >"$root/etc/passwd"
-	printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
-	cp /bin/busybox "$root/bin/"
-	for a in $(/bin/busybox --list); do
-		[ "$a" = busybox ] || ln -s busybox "$root/bin/$a"
-	done
 	cp "$top/tests/vm/init" "$top/tests/vm/guest-lib.sh" \
 	   "$top/tests/vm/guest-check.sh" "$top/tests/vm/guest-client.sh" \
 	   "$top/tests/vm/guest-mutate.sh" "$top/tests/skel_test" \
@@ -62,8 +55,7 @@ build_initramfs() {	# kver ko|mutants-dir -> path of the cpio
 		cp "$top/tests/skel_test-$r" "$top/tests/skel_test-$r-m32" "$root/"
 	done
 	cp "$top/userspace/skel" "$root/bin/"
-	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) \
-		>"$BUILD/$1/initramfs.cpio.gz"
+	pack_initramfs "$root" "$BUILD/$1/initramfs.cpio.gz"
 	echo "$BUILD/$1/initramfs.cpio.gz"
 }
 
