@@ -82,9 +82,11 @@ check-template:
 # check-upstream proves it on 6.12 and sid's newest (SERIES= narrows it)
 UPSTREAM_OUT ?= build/upstream/series
 upstream:
+	$(MAKE) -s -C tests gen/now/ops.h gen/releases.h
 	generic/upstream/series.sh "$(or $(KSRC),$(shell generic/vm/fetch.sh source))" $(UPSTREAM_OUT)
 
 check-upstream:
+	$(MAKE) -s -C tests gen/now/ops.h gen/releases.h
 	generic/upstream/check.sh $(SERIES)
 
 # flagsfirst survey on every kernel of the matrix (SURVEY_DOC= to keep

@@ -218,9 +218,13 @@ EOF
 st=$repo/tools/testing/selftests/drivers/$NAME
 mkdir -p "$st"
 hdrs=
+# flat, but for tests/ops/ (each op's tests), kept as a directory of its own
 for f in $TEST_SRCS; do
-	cp "$f" "$st/"
-	case $f in *.h) hdrs="$hdrs $(basename "$f")" ;; esac
+	case $f in
+	tests/ops/*)	rel=${f#tests/}; mkdir -p "$st/${rel%/*}"; cp "$f" "$st/$rel" ;;
+	*)		rel=$(basename "$f"); cp "$f" "$st/" ;;
+	esac
+	case $f in *.h) hdrs="$hdrs $rel" ;; esac
 done
 extra=$(for f in $TEST_SRCS; do case $f in *.c) b=$(basename "$f"); case " $TEST_PROGS " in *" ${b%.c} "*) ;; *) echo "$b" ;; esac ;; esac; done | xargs)
 {
