@@ -5,6 +5,7 @@
 #include <linux/cred.h>
 #include <linux/fs.h>
 #include <linux/module.h>
+#include <linux/pagemap.h>
 #include <linux/uaccess.h>
 #include <linux/flagsfirst.h>
 
@@ -85,6 +86,18 @@ static long ffst_set(struct file *file, struct flagsfirst_set *set,
 		return len;
 	if (set->value_len > FLAGSFIRST_VALUE_MAX)
 		return -E2BIG;
+	/*
+	 * Permission before anything is allocated or copied (rules 6 to 8):
+	 * a refused caller costs no 64 KiB allocation.  The value is still
+	 * checked first, as rule 6 has it, by faulting it in: no buffer.
+	 */
+	if ((set->flags & FLAGSFIRST_SET_IMMUTABLE) &&
+	    !capable(CAP_LINUX_IMMUTABLE)) {
+		if (fault_in_readable(u64_to_user_ptr(set->value),
+				      set->value_len))
+			return -EFAULT;
+		return -EPERM;
+	}
 
 	e = ffst_entry_alloc(name, len, set->value_len);
 	if (!e)
@@ -92,10 +105,6 @@ static long ffst_set(struct file *file, struct flagsfirst_set *set,
 	err = -EFAULT;
 	if (copy_from_user(e->own.data, u64_to_user_ptr(set->value),
 			   set->value_len))
-		goto err_free_entry;
-	err = -EPERM;
-	if ((set->flags & FLAGSFIRST_SET_IMMUTABLE) &&
-	    !capable(CAP_LINUX_IMMUTABLE))
 		goto err_free_entry;
 	err = ffst_table_set(e, set->flags, set->expect_seq);
 	if (err)

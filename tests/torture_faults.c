@@ -17,6 +17,8 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
+#include <grp.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -174,6 +176,65 @@ static const struct scenario scenarios[] = {
 	{ "RENAME while watched", prep_watched, op_rename },
 };
 
+/*
+ * The header's order, rules 6 to 8: an unprivileged IMMUTABLE SET is EPERM
+ * before anything is allocated, so it is EPERM even when the first
+ * allocation it could make would fail, and it makes none (fail-nth is
+ * still armed afterwards).  In a child that drops to uid 65534 with no
+ * capabilities, the device and its fail-nth opened before.
+ */
+static void immutable_refused_before_allocating(void)
+{
+	static char value[FLAGSFIRST_VALUE_MAX];	/* faulted in below */
+	char path[64], left[16] = "";
+	int status, ret, fd;
+	pid_t pid;
+	ssize_t n;
+
+	memset(value, 'v', sizeof(value));
+	pid = fork();
+	if (pid < 0)
+		die("fork: %s", strerror(errno));
+	if (pid == 0) {
+		struct flagsfirst_set s = {
+			.flags = FLAGSFIRST_SET_IMMUTABLE, .name = ptr("fi"),
+			.value = ptr(value), .value_len = sizeof(value),
+		};
+
+		snprintf(path, sizeof(path), "/proc/self/task/%ld/fail-nth",
+			 (long)syscall(SYS_gettid));
+		fd = open(path, O_RDWR | O_CLOEXEC);
+		if (fd < 0 || setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
+		    setresuid(65534, 65534, 65534))
+			_exit(100);
+		if (pwrite(fd, "1", 1, 0) != 1)
+			_exit(101);
+		ret = ffst(FLAGSFIRST_IOC_SET, &s);
+		n = pread(fd, left, sizeof(left) - 1, 0);
+		if (pwrite(fd, "0", 1, 0) != 1 || n <= 0)
+			_exit(102);
+		if (ret != -EPERM) {
+			printf("# faults: an unprivileged IMMUTABLE SET with its first allocation failing: errno %d, not EPERM\n",
+			       -ret);
+			_exit(1);
+		}
+		if (atoi(left) != 1) {
+			printf("# faults: an unprivileged IMMUTABLE SET allocated before its EPERM (fail-nth %s)\n",
+			       left);
+			_exit(1);
+		}
+		_exit(0);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		die("the unprivileged SET's child did not exit");
+	if (WEXITSTATUS(status) >= 100)
+		die("the unprivileged SET's child could not set up (%d)",
+		    WEXITSTATUS(status));
+	if (WEXITSTATUS(status))
+		die("an unprivileged IMMUTABLE SET allocated before it was refused");
+	printf("# faults: an unprivileged IMMUTABLE SET is EPERM with no allocation made\n");
+}
+
 int faults(int argc, char **argv)
 {
 	unsigned int failed = 0, tolerated = 0, s, nth;
@@ -242,6 +303,7 @@ int faults(int argc, char **argv)
 	close(nth_fd);
 	if (watched >= 0)
 		close(watched);
+	immutable_refused_before_allocating();
 	printf("# faults: %u fault sites injected over %zu ops: %u ENOMEM with "
 	       "the table unchanged, %u survived\n", failed + tolerated,
 	       ARRAY_SIZE(scenarios), failed, tolerated);

@@ -37,7 +37,8 @@
  *  6. Names: empty, ENOENT; longer than FLAGSFIRST_NAME_MAX, ENAMETOOLONG.
  *     A value longer than FLAGSFIRST_VALUE_MAX: E2BIG.  Bad pointer: EFAULT.
  *  7. Permission: EPERM (see the flags).  Validity always comes first: an
- *     unprivileged caller probing an unknown bit gets EINVAL, not EPERM.
+ *     unprivileged caller probing an unknown bit gets EINVAL, not EPERM;
+ *     and nothing is allocated or copied for a caller who is refused.
  *  8. Limits (module parameters): the table is full (max_entries), or the
  *     memory its entries take would exceed max_bytes: ENOSPC.  The entry's
  *     owner has max_entries_per_uid entries already, or its entries would
