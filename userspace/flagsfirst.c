@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -178,6 +179,7 @@ static int usage(void)
 	      "                  [--tail-byte B] [--reserved X] [--name S]\n"
 	      "                  [--newname S] [--value S] [--mask X]\n"
 	      "                  [--expect-seq N]\n"
+	      "       flagsfirst --as-uid UID COMMAND...   (as root: drop to UID first)\n"
 	      "The device is $FLAGSFIRST_DEV, or /dev/flagsfirst.\n", stderr);
 	return 2;
 }
@@ -556,12 +558,45 @@ static int cmd_tour(void)
 	return fail("exec /bin/sh");
 }
 
+/*
+ * --as-uid UID: become UID (and the group of the same number), with no
+ * supplementary groups and so no capabilities, before anything else: what
+ * the tour shows of an unprivileged caller needs no account database
+ * (su), and the device is opened as that user.
+ */
+static int drop_to(const char *arg)
+{
+	char *end;
+	unsigned long uid;
+
+	errno = 0;
+	uid = strtoul(arg, &end, 10);
+	if (errno || end == arg || *end || uid >= (uid_t)-1) {
+		fprintf(stderr, "flagsfirst: --as-uid: not a user ID: '%s'\n", arg);
+		return -1;
+	}
+	if (setgroups(0, NULL) || setresgid(uid, uid, uid) ||
+	    setresuid(uid, uid, uid)) {
+		fprintf(stderr, "flagsfirst: --as-uid %lu: %s\n", uid,
+			strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const struct op *op;
 	const char *cmd;
 	int fd, ret;
 
+	if (argc > 3 && !strcmp(argv[1], "--as-uid")) {
+		if (drop_to(argv[2]))
+			return 1;
+		argv[2] = argv[0];
+		argv += 2;
+		argc -= 2;
+	}
 	if (argc < 2)
 		return usage();
 	cmd = argv[1];
