@@ -15,16 +15,29 @@
 # with a Kbuild), wherever quote.pl runs from.  From a C file, the " * "
 # in front of each line of a comment is left out.
 #
-#   quote.pl --check FILE.md...   prints each quotation that is stale or
-#                                 whose lines no longer exist; exit 1
+#   quote.pl --check [--names [--also DIR]...] FILE.md...
+#                                 prints each quotation that is stale or
+#                                 whose lines no longer exist, and with
+#                                 --names each backticked `name()` or
+#                                 `a/path` of the prose that names
+#                                 nothing; exit 1
 #   quote.pl --fix FILE.md...     rewrites the quotations from the source
+#
+# A `name()` names something if a file of the project other than Markdown
+# has it as a word, or a C file of an --also tree (the kernel's source);
+# a `path/with/a/slash` if it exists in the project or an --also tree.
+# Placeholders (NAME, vN, ...) and what a build or an install makes
+# (build/, share/, extra/) are not looked up.
 use strict;
 use warnings;
 use File::Basename qw(dirname);
 use File::Spec;
 
 my $mode = shift // '';
-die "usage: quote.pl --check|--fix FILE.md...\n"
+my (@also, $names);
+$names = shift if @ARGV && $ARGV[0] eq '--names';
+push @also, (shift, shift)[1] while @ARGV && $ARGV[0] eq '--also';
+die "usage: quote.pl --check [--names [--also DIR]...]|--fix FILE.md...\n"
 	unless ($mode eq '--check' || $mode eq '--fix') && @ARGV;
 
 # The top of the project holding @md: the nearest directory with a Kbuild.
@@ -58,6 +71,59 @@ sub extract {
 }
 
 my $bad = 0;
+
+# Whether @name is a word of a non-Markdown file of @top or a C file of an
+# --also tree.
+my %seen_name;
+sub name_exists {
+	my ($top, $name) = @_;
+	return $seen_name{"$top:$name"} //= do {
+		my $found = system('git', '-C', $top, 'grep', '-q', '-w', '-e', $name,
+				   '--', '.', ':!*.md') == 0;
+		for my $dir (@also) {
+			last if $found;
+			$found = system("grep -rqlw --include='*.[ch]' -e '$name' " .
+					join(' ', map { "'$dir/$_'" } grep { -d "$dir/$_" }
+					     qw(include kernel fs mm lib ipc virt security drivers/misc)) .
+					" 2>/dev/null") == 0;
+		}
+		$found;
+	};
+}
+
+# Whether @path exists in @top, or beside it in skeleton/ (what a generated
+# project has), or in an --also tree.
+sub path_exists {
+	my ($top, $path) = @_;
+	$path =~ s{/$}{};
+	return grep { -e "$_/$path" } $top, "$top/skeleton", @also;
+}
+
+# The backticked names and paths of @md's prose (fenced blocks and
+# quotations aside) that name nothing.
+sub check_names {
+	my ($md, $top, @lines) = @_;
+	my $fenced = 0;
+	my $n = 0;
+	for my $line (@lines) {
+		$n++;
+		$fenced = !$fenced if $line =~ /^\s*```/;
+		next if $fenced || $line =~ /^    /;
+		while ($line =~ /`([A-Za-z_][A-Za-z0-9_]*)\(\)`/g) {
+			next if name_exists($top, $1);
+			print "$md:$n: `$1()` names nothing in the tree\n";
+			$bad = 1;
+		}
+		while ($line =~ m{`([A-Za-z0-9_.][A-Za-z0-9_.-]*/[A-Za-z0-9_./-]*)`}g) {
+			my $path = $1;
+			next if $path =~ m{\.\.\.|NAME|widget|/vN\b|^(build|share|extra)/};
+			next if path_exists($top, $path);
+			print "$md:$n: `$path` is no path in the tree\n";
+			$bad = 1;
+		}
+	}
+}
+
 for my $md (@ARGV) {
 	open(my $fh, '<', $md) or die "$md: $!\n";
 	my @lines = <$fh>;
@@ -92,6 +158,7 @@ for my $md (@ARGV) {
 		}
 		$i = $end - 1;
 	}
+	check_names($md, top_of($md), @lines) if $names;
 	if ($mode eq '--fix' && $changed) {
 		open(my $wh, '>', $md) or die "$md: $!\n";
 		print $wh @out;

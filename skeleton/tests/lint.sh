@@ -33,12 +33,13 @@ check() {
 
 hdr=uapi/linux/skel.h
 # the module's own sources: not what a build of it leaves (skel.mod.c)
-sources=$(ls module/*.[ch] | grep -v '\.mod\.c$')
+sources=$(ls module/*.[ch] | grep -v '\.mod\.c$' | tr '\n' ' ')
+csources=$(ls module/*.c | grep -v '\.mod\.c$' | tr '\n' ' ')
 check "checkpatch --strict: module/, uapi/" bash -c "
 	perl $src/scripts/checkpatch.pl --no-tree --strict --quiet --terse \\
-		-f $(echo $sources) $hdr | grep -E 'ERROR|WARNING|CHECK'; true"
+		-f $sources $hdr | grep -E 'ERROR|WARNING|CHECK'; true"
 check "kernel-doc -Wall: the uapi header and module/" bash -c "
-	perl $src/scripts/kernel-doc -none -Wall $hdr $(echo "$sources" | grep '\.c$') 2>&1"
+	perl $src/scripts/kernel-doc -none -Wall $hdr $csources 2>&1"
 
 # The uapi header stands alone, in C90 and C++, 64- and 32-bit, twice.
 check "uapi: SPDX GPL-2.0 WITH Linux-syscall-note" bash -c "
