@@ -63,10 +63,12 @@
  *
  * What the entries take (max_bytes, max_bytes_per_uid): every allocation
  * the table keeps, counted once as the allocator rounds it, against the
- * owner of the value it was made for.  It stays counted while that value
- * is in the table under any name (RENAME and EXCHANGE move values without
- * copying), so EXCHANGE changes no count.  A value over about a page gets
- * pages of its own, so no allocation is more than a page bigger than it.
+ * payer of the value it was made for: the user of the initial namespace
+ * its SET was charged to (per-uid limits, above), who need not be the
+ * entry's owner.  It stays counted while that value is in the table under
+ * any name (RENAME and EXCHANGE move values without copying), so EXCHANGE
+ * changes no count.  A value over about a page gets pages of its own, so
+ * no allocation is more than a page bigger than it.
  *
  * Errors, all operations: ENOTTY, EINVAL, E2BIG, EFAULT, ENOMEM; EINTR for
  * SET, DELETE, RENAME, RENAME_LEGACY and WATCH (a fatal signal while it
