@@ -28,6 +28,15 @@ long ffst_entry_allocated(void)
  * Both lengths are bounded (FLAGSFIRST_NAME_MAX, FLAGSFIRST_VALUE_MAX).
  */
 static_assert(FLAGSFIRST_NAME_MAX <= U16_MAX);	/* ffst_entry.name_len */
+static_assert(FLAGSFIRST_ATTR_IMMUTABLE <= U16_MAX);	/* ffst_value.attrs */
+/*
+ * ffst_value.home_units: the most an entry takes (a page of entry, name and
+ * slack, and the biggest value's pages) in 8-byte units, and kmalloc()'s
+ * smallest size a whole unit.
+ */
+static_assert((PAGE_SIZE + FLAGSFIRST_NAME_MAX + FLAGSFIRST_VALUE_MAX +
+	       PAGE_SIZE) / FFST_MEM_UNIT <= U16_MAX);
+static_assert(KMALLOC_MIN_SIZE % FFST_MEM_UNIT == 0);
 
 static size_t ffst_entry_size(u32 name_len, u32 value_len)
 {
@@ -85,7 +94,7 @@ struct ffst_entry *ffst_entry_alloc(const char *name, u32 name_len,
 	e->own.payer = GLOBAL_ROOT_UID;
 	e->own.attrs = 0;
 	e->own.len = value_len;
-	e->own.home_mem = mem;
+	e->own.home_units = mem / FFST_MEM_UNIT;
 	RCU_INIT_POINTER(e->val, &e->own);
 	e->name_len = name_len;
 	memcpy(e->name, name, name_len);
