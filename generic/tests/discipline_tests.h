@@ -310,7 +310,7 @@ TEST_F(op, every_call_that_changes_state_is_marked_so_in_the_op_table)
 			continue;	/* only a call that succeeded */
 		if (variant->happened(self->fd, self->state)) {
 			EXPECT_TRUE(marked) {
-				TH_LOG("op 0x%02x, flags 0x%llx: changed state; mark it in its op-table entry",
+				TH_LOG("op 0x%02x, flags 0x%llx: an unmarked change",
 				       variant->nr, (unsigned long long)flag);
 			}
 		}
