@@ -11,6 +11,9 @@
 #                   the same VM, each round with both modules' code moved
 #                   alike, and prints both modules' median ratios;
 #                   BENCH_ICOUNT=1 counts instructions instead of time
+#   make bench-check  every row of make bench (6.12, instructions, one
+#                   round) against lab/bench/baseline.tsv: none may be
+#                   more than 3% worse (make bench-baseline remakes it)
 #   make lint       checkpatch, sparse, W=1, uapi header rules, cppcheck,
 #                   man pages, dkms and make install, each a check
 #   make install    module (modules_install), header, client, man pages;
@@ -32,6 +35,8 @@
 #   make syz        syzkaller against the module for SYZ_MINUTES (10) on a
 #                   KCOV+KASAN+lockdep+kmemleak kernel; SYZKALLER=path is
 #                   a source tree or tarball (default: ../shared's snapshot)
+#
+#   make help       this text
 #
 # check and demo install what they need (apt) and cache kernels under
 # ~/.cache/flagsfirst; KERNELS="6.1" narrows check to one kernel.
@@ -77,6 +82,15 @@ demo:
 check-template:
 	lab/check-template
 
+# Every row of make bench (6.12, BENCH_ICOUNT=1, one round) against
+# lab/bench/baseline.tsv: a row more than 3% worse fails; bench-baseline
+# remakes the baseline from a run
+bench-check:
+	lab/bench/check.sh
+
+bench-baseline:
+	lab/bench/check.sh --write
+
 # The interface as a patch series for Linux (generic/upstream/series.sh),
 # against KSRC (default: Debian's linux-source-6.12), into UPSTREAM_OUT;
 # check-upstream proves it on 6.12 and sid's newest (SERIES= narrows it)
@@ -121,6 +135,9 @@ lint:
 	CHECKPATCH_USER_IGNORE=$(CHECKPATCH_USER_IGNORE) \
 	CHECKPATCH_TEST_IGNORE=$(CHECKPATCH_TEST_IGNORE) lab/lint/lint.sh
 
+help:
+	@sed -n '3,/^$$/s/^# \{0,1\}//p' Makefile
+
 install: module userspace
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_PATH=$(DESTDIR) \
 		INSTALL_MOD_DIR=$(INSTALL_MOD_DIR) DEPMOD=/bin/true modules_install
@@ -149,4 +166,4 @@ clean:
 		module/.*.cmd module/modules.order .*.cmd Module.symvers \
 		modules.order generic/module/*.o generic/module/.*.cmd
 
-.PHONY: all module userspace tests check check-debug check-template upstream check-upstream bench demo survey mutate mutate-sample syz lint install uninstall clean
+.PHONY: all module userspace tests check check-debug check-template upstream check-upstream bench bench-check bench-baseline help demo survey mutate mutate-sample syz lint install uninstall clean
