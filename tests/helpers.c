@@ -31,6 +31,7 @@
 
 #include <linux/flagsfirst.h>
 
+#include "kselftest.h"	/* ARRAY_SIZE() */
 #include "helpers.h"
 
 int open_dev(void)
@@ -448,7 +449,7 @@ int module_abi(void)
  */
 #include "releases.h"
 
-#define ABI_RELEASES	((int)(sizeof(releases) / sizeof(releases[0])))
+#define ABI_RELEASES	((int)ARRAY_SIZE(releases))
 
 /* The release the running module should be, for op number @nr. */
 const struct release *release_of(unsigned int nr)

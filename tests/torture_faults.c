@@ -214,12 +214,12 @@ static void immutable_refused_before_allocating(void)
 		if (pwrite(fd, "0", 1, 0) != 1 || n <= 0)
 			_exit(102);
 		if (ret != -EPERM) {
-			printf("# faults: an unprivileged IMMUTABLE SET with its first allocation failing: errno %d, not EPERM\n",
+			printf("# faults: IMMUTABLE as 65534: errno %d, not EPERM\n",
 			       -ret);
 			_exit(1);
 		}
 		if (atoi(left) != 1) {
-			printf("# faults: an unprivileged IMMUTABLE SET allocated before its EPERM (fail-nth %s)\n",
+			printf("# faults: IMMUTABLE as 65534: fail-nth %s\n",
 			       left);
 			_exit(1);
 		}

@@ -91,12 +91,11 @@ sub name_exists {
 	};
 }
 
-# Whether @path exists in @top, or beside it in skeleton/ (what a generated
-# project has), or in an --also tree.
+# Whether @path exists in @top or in an --also tree.
 sub path_exists {
 	my ($top, $path) = @_;
 	$path =~ s{/$}{};
-	return grep { -e "$_/$path" } $top, "$top/skeleton", @also;
+	return grep { -e "$_/$path" } $top, @also;
 }
 
 # The backticked names and paths of @md's prose (fenced blocks and

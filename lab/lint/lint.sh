@@ -157,7 +157,7 @@ else
 fi
 
 check "the docs' quotations are current, and every \`name()\` and path they name exists (generic/lint/quote.pl)" \
-	generic/lint/quote.pl --check --names --also "$src" README.md docs/*.md
+	generic/lint/quote.pl --check --names --also "$src" --also skeleton README.md docs/*.md
 check "one syllabus: docs/syllabus.md, the tour, the README and design.md agree, and its tests exist" \
 	lab/lint/syllabus.sh
 check "every relative link of the README and docs/ resolves" lab/lint/links.sh
