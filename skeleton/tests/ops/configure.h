@@ -112,4 +112,3 @@ TEST(every_open_file_sees_the_one_counter)
 	close(a);
 	close(b);
 }
-

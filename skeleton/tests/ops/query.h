@@ -99,4 +99,3 @@ TEST(query_at_ver0_size_writes_nothing_past_it)
 				       SKEL_QUERY_SIZE_VER0), buf));
 	close(fd);
 }
-
