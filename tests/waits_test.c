@@ -214,7 +214,13 @@ TEST_F_TIMEOUT(limits, sigkill_ends_a_writer_waiting_for_the_table_at_once, 600)
 	char name[64] = "";
 	int i, tries, status;
 
-	ASSERT_LT(0, walk_of_at_least(self->fd, "kill", 5000000, &walk));
+	/*
+	 * A SET seen waiting may still get the lock before SIGKILL reaches
+	 * it (mutex_lock_killable() tries the lock before it looks at the
+	 * signal), if a walker lets it go in between: under TCG the kill
+	 * comes some milliseconds after the look, so the walks are long.
+	 */
+	ASSERT_LT(0, walk_of_at_least(self->fd, "kill", 20000000, &walk));
 	for (i = 0; i < KILL_WALKERS; i++) {
 		walkers[i] = walker(-1);
 		ASSERT_LT(0, walkers[i]);
