@@ -16,6 +16,10 @@
 #   fetch.sh go              Go from bookworm-backports (syzkaller's build
 #                            wants 1.22 or later), unpacked, not installed;
 #                            prints its GOROOT
+#   fetch.sh deps debug|syz  the packages of the debug kernel's build
+#                            (debug-kernel.sh), or of make syz
+#   fetch.sh syz-rootfs      make syz's guest tree (bookworm, sshd); prints
+#                            its path
 #
 # SERIES: 6.1 and 6.12 (bookworm), 6.12-rt (bookworm's PREEMPT_RT kernel),
 # newest (sid's linux-image-amd64).  ROOT is "-", or for newest the sid
@@ -31,7 +35,7 @@
 # nothing from sid is installed into the system.
 set -euo pipefail
 
-name=$(cd "$(dirname "$0")/../../uapi/linux" && ls -- *.h)
+name=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../uapi/linux" && ls -- *.h)
 name=${name%.h}
 cache_var=$(echo "${name}_CACHE" | tr a-z A-Z)
 CACHE=${!cache_var:-$HOME/.cache/$name}
@@ -362,13 +366,40 @@ source_tree() {	# [newest]
 	printf '%s\n' "$tree"
 }
 
+# What building the debug kernel needs on top
+DEBUG_PACKAGES="flex bison bc libelf-dev libssl-dev"
+# What make syz needs on top of the debug kernel's: syzkaller's executor
+# (C++, static), its VM image (debootstrap, mkfs.ext4 -d), ssh into it,
+# and the manager's HTTP pages and -bench file (curl, python3)
+SYZ_PACKAGES="g++ debootstrap e2fsprogs openssh-client curl python3"
+
+# make syz's guest: bookworm with sshd (syz-manager drives its VMs over
+# ssh); make syz adds the module, an init and the key, and makes
+# the disk image from it each run.
+SYZ_ROOT_PACKAGES="openssh-server,iproute2,kmod"
+syz_rootfs() {
+	local root=$CACHE/syz/rootfs uri key
+	read -r uri key < <(archive_entry)
+	debootstrap_once "$root" "the syz guest" bookworm "$uri" \
+		"${key:-/usr/share/keyrings/debian-archive-keyring.gpg}" \
+		"$SYZ_ROOT_PACKAGES"
+	echo "$root"
+}
+
 # Sourced (a project's own fetch script adding its jobs): functions only.
 [ "${BASH_SOURCE[0]}" = "$0" ] || return 0
 
 case ${1:-} in
-deps)	deps "${2:-}" ;;
+deps)	case ${2:-} in
+	debug)	# shellcheck disable=SC2086
+		install_missing $PACKAGES $DEBUG_PACKAGES ;;
+	syz)	# shellcheck disable=SC2086
+		install_missing $PACKAGES $DEBUG_PACKAGES $SYZ_PACKAGES ;;
+	*)	deps "${2:-}" ;;
+	esac ;;
 source)	source_tree "${2:-}" ;;
 kernel)	kernel "${2:?series}" ;;
 go)	go_root ;;
-*)	sed -n '3,17p' "$0" >&2; exit 2 ;;
+syz-rootfs)	syz_rootfs ;;
+*)	sed -n '3,21p' "$0" >&2; exit 2 ;;
 esac

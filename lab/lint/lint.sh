@@ -151,7 +151,7 @@ check "cppcheck: userspace/, tests/" \
 check "lab/syz/dev_flagsfirst.txt describes the whole uapi header" lab/syz/check-description.sh
 # ... and syzkaller's own compiler takes it, when a syzkaller is at hand
 if [ -n "${SYZKALLER:-}" ] || ls "$top"/../shared/third_party/syzkaller/syzkaller-*.tar.* >/dev/null 2>&1; then
-	check "syz-sysgen compiles lab/syz/dev_flagsfirst.txt" lab/syz/sysgen.sh
+	check "syz-sysgen compiles lab/syz/dev_flagsfirst.txt" env SYZ_DESCRIPTION=lab/syz generic/syz/sysgen.sh
 else
 	echo "# syz-sysgen: no syzkaller snapshot in ../shared and no SYZKALLER: not compiled"
 fi

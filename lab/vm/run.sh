@@ -9,7 +9,7 @@
 #                  any failure, a kernel that cannot be fetched or built
 #                  included
 #   run.sh debug   on the debug kernels in $DEBUG_KERNELS (default "debug rt",
-#                  lab/vm/debug-kernel.sh; rt is PREEMPT_RT): KUnit, the
+#                  generic/vm/debug-kernel.sh; rt is PREEMPT_RT): KUnit, the
 #                  suite, the fuzzer, the stress test, fault injection,
 #                  load/unload cycles and a kmemleak scan, with figures
 #   run.sh bench   the benchmark on every kernel in $KERNELS, as a table;
@@ -612,7 +612,7 @@ for series in $KERNELS; do
 	case $series in
 	debug|rt)
 		step "building or reusing the $series debug kernel"
-		read -r kver vmlinuz kdir < <("$top/lab/vm/debug-kernel.sh" "$series")
+		read -r kver vmlinuz kdir < <("$top/generic/vm/debug-kernel.sh" "$series")
 		# Both debug kernels have the same release: name them apart.
 		kver=$kver-$series
 		root=- ;;

@@ -122,10 +122,13 @@ check "the suite and the client build with -Wall -Wextra -Werror (-m64, -m32)" b
 # written without error, and syz-sysgen compiles it when SYZKALLER names a
 # syzkaller (tests/syz/sysgen.sh).
 check "tests/syz/describe.sh writes a description of every op" bash -c "
-	tests/syz/describe.sh $out/syz &&
+	tests/syz/describe.sh $out/syz || exit 1
+	bad=0
 	for op in \$(sed -n 's/^#define \\(SKEL_IOC_[A-Z0-9_]*\\)[ \t].*/\\1/p' $hdr); do
-		grep -q \"^ioctl\\\$\$op(\" $out/syz/dev_skel.txt || echo \"no \$op\"
-	done"
+		grep -q \"^ioctl\\\$\$op(\" $out/syz/dev_$(basename $hdr .h).txt ||
+			{ echo \"no \$op\"; bad=1; }
+	done
+	exit \$bad"
 if [ -n "${SYZKALLER:-}" ]; then
 	check "syz-sysgen compiles the description" tests/syz/sysgen.sh
 else

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 # tests/syz/describe.sh OUTDIR: syzkaller's description of /dev/skel,
-# dev_skel.txt and its constants dev_skel.txt.const, written into OUTDIR
+# named after skel (n below): dev_$n.txt and its constants dev_$n.txt.const,
+# resource fd_$n, calls openat$skel and ioctl$SKEL_IOC_*, written into OUTDIR
 # from uapi/linux/skel.h alone, so that a new op, flag or field is fuzzed
 # without an edit here.  For each SKEL_IOC_NAME: the op with its struct;
 # the flags field drawn from the op's flags (SKEL_NAME_*, the _FLAGS mask
@@ -13,15 +14,18 @@
 # described too (ENOTTY).  Every value comes from the header, through a C
 # program that includes it.
 set -eu
+n=skel
 top=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:?usage: describe.sh OUTDIR}
 mkdir -p "$out"
+[ "$(cd "$top/uapi/linux" && ls -- *.h)" = "$n.h" ] ||
+	{ echo "describe.sh: uapi/linux/ holds no $n.h alone" >&2; exit 2; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 # The header, read as userspace/ops.sh reads it, made into a C program
 # that prints the description (argument "txt") or its constants ("const").
-awk '
+awk -v n="$n" '
 /^struct skel_[a-z0-9_]+ \{$/ { s = $2; next }
 s && /^\};/ { s = ""; next }
 s && /^\t__[us](8|16|32|64) [a-z0-9_]+;/ {
@@ -76,16 +80,16 @@ END {
 	p("")
 	p("include <linux/skel.h>")
 	p("")
-	p("resource fd_skel[fd]")
+	p("resource fd_" n "[fd]")
 	p("")
-	p("openat$skel(fd const[AT_FDCWD], file ptr[in, string[\\\"/dev/skel\\\"]], flags flags[skel_open_flags], mode const[0]) fd_skel")
+	p("openat$skel(fd const[AT_FDCWD], file ptr[in, string[\\\"/dev/skel\\\"]], flags flags[skel_open_flags], mode const[0]) fd_" n)
 	p("")
 	for (i = 1; i <= nops; i++) {
 		u = ops[i]; l = tolower(u)
-		p("ioctl$SKEL_IOC_" u "(fd fd_skel, cmd const[SKEL_IOC_" u "], arg ptr[" dir[u] ", skel_" l "])")
-		p("ioctl$SKEL_IOC_" u "_sized(fd fd_skel, cmd flags[skel_" l "_sizes], arg ptr[" dir[u] ", skel_" l "_sized])")
+		p("ioctl$SKEL_IOC_" u "(fd fd_" n ", cmd const[SKEL_IOC_" u "], arg ptr[" dir[u] ", skel_" l "])")
+		p("ioctl$SKEL_IOC_" u "_sized(fd fd_" n ", cmd flags[skel_" l "_sizes], arg ptr[" dir[u] ", skel_" l "_sized])")
 	}
-	p("ioctl$skel_other(fd fd_skel, cmd int32, arg buffer[inout])")
+	p("ioctl$skel_other(fd fd_" n ", cmd int32, arg buffer[inout])")
 	p("")
 	p("skel_open_flags = O_RDONLY, O_WRONLY, O_RDWR, O_CLOEXEC, O_NONBLOCK")
 	for (i = 1; i <= nops; i++) {
@@ -127,5 +131,5 @@ END {
 	print "}"
 }' "$top/uapi/linux/skel.h" >"$tmp/describe.c"
 gcc -Wall -Werror -I"$top/uapi" -o "$tmp/describe" "$tmp/describe.c"
-"$tmp/describe" txt >"$out/dev_skel.txt"
-"$tmp/describe" const >"$out/dev_skel.txt.const"
+"$tmp/describe" txt >"$out/dev_$n.txt"
+"$tmp/describe" const >"$out/dev_$n.txt.const"

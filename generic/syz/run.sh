@@ -1,16 +1,17 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# make syz [SYZ_MINUTES=N] [SYZKALLER=path] [SYZ_LEAK=1]: fuzzes
-# /dev/flagsfirst with syzkaller for N minutes (default 10) under TCG and
-# prints what it did.
+# make syz [SYZ_MINUTES=N] [SYZKALLER=path] [SYZ_LEAK=1]: fuzzes /dev/NAME
+# with syzkaller for N minutes (default 10) under TCG and prints what it
+# did.  NAME is the interface (the one header of uapi/linux/).
 #
-#  1. syzkaller (lab/syz/env.sh: SYZKALLER or ../shared's snapshot) is
-#     built with lab/syz/dev_flagsfirst.txt among its descriptions:
-#     syz-manager, syz-execprog, syz-executor.
-#  2. The kernel: make check-debug's debug kernel (lab/vm/debug-kernel.sh
-#     debug: KASAN, lockdep, kmemleak, and syz.config's KCOV, disk and
-#     NIC); the module is built against it, so it is instrumented too.
-#  3. The guest: bookworm with sshd (lab/vm/fetch.sh syz-rootfs), the
+#  1. syzkaller (env.sh here: SYZKALLER or a snapshot beside the project)
+#     is built with dev_NAME.txt among its descriptions (SYZ_DESCRIPTION,
+#     or what describe.sh here writes from the header): syz-manager,
+#     syz-execprog, syz-executor.
+#  2. The kernel: the debug kernel (../vm/debug-kernel.sh debug: KASAN,
+#     lockdep, kmemleak, and syz.config's KCOV, disk and NIC); the module
+#     is built against it, so it is instrumented too.
+#  3. The guest: bookworm with sshd (../vm/fetch.sh syz-rootfs), the
 #     module loaded by its init, made into a disk image each run.
 #  4. syz-manager runs the VM for N minutes with only the module's calls
 #     (and close) enabled, then stops; its -bench file and its /rawcover
@@ -20,18 +21,17 @@
 # module's own functions (the corpus's PCs in the module's .text, by
 # function: syz-manager's own /funccover needs addr2line output this
 # snapshot cannot parse for this kernel) and every crash title; the work dir
-# ($FLAGSFIRST_BUILD/syz, default build/syz) keeps each crash's report and
+# ($NAME_BUILD/syz, default build/syz) keeps each crash's report and
 # syzkaller's reproducer.  Ends with "N passed, N failed": a crash, an
 # empty corpus or no coverage in the module fails.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
+vm=$here/../vm
 minutes=${SYZ_MINUTES:-10}
 case $minutes in
 '' | *[!0-9]* | 0) echo "SYZ_MINUTES must be a whole number of minutes, 1 or more: '$minutes'" >&2; exit 2 ;;
 esac
-BUILD=${FLAGSFIRST_BUILD:-$top/build}
-work=$BUILD/syz
 passed=0
 failed=0
 step() { printf '>>> %s\n' "$*" >&2; }
@@ -43,22 +43,29 @@ finish() {
 	exit
 }
 
-"$top/lab/vm/fetch.sh" deps syz
+"$vm/fetch.sh" deps syz
+# $name, $CACHE, $tree, $desc, Go, syz_describe and syz_forget
 . "$here/env.sh"
+upper=$(echo "$name" | tr a-z A-Z)
+build_var=${upper}_BUILD
+BUILD=${!build_var:-$top/build}
+work=$BUILD/syz
 
 step "building syzkaller in $tree (about 6 minutes cold)"
 mkdir -p "$BUILD"
+syz_describe
+trap syz_forget EXIT
 if make -C "$tree" TARGETOS=linux TARGETARCH=amd64 manager execprog executor \
 	>"$BUILD/syz-build.log" 2>&1; then
-	ok "syzkaller built with lab/syz/dev_flagsfirst.txt ($(basename "$tree"))"
+	ok "syzkaller built with dev_$name.txt ($(basename "$tree"))"
 else
 	notok "syzkaller does not build ($BUILD/syz-build.log):"
 	grep -iE 'error|cannot' "$BUILD/syz-build.log" | head -n 20 | sed 's/^/#   /' || true
 	finish
 fi
 
-step "the debug kernel, with KCOV (lab/vm/debug-kernel.sh debug)"
-if ! read -r kver bzimage kdir < <("$top/lab/vm/debug-kernel.sh" debug); then
+step "the debug kernel, with KCOV (debug-kernel.sh debug)"
+if ! read -r kver bzimage kdir < <("$vm/debug-kernel.sh" debug); then
 	notok "the debug kernel does not build"
 	finish
 fi
@@ -68,23 +75,25 @@ ok "kernel $kver with KCOV, KASAN, lockdep and kmemleak"
 step "building the module against $kver"
 rm -rf "$work"
 mkdir -p "$work/src" "$work/obj"
-cp -r "$top/Kbuild" "$top/module" "$top/uapi" "$top/generic" "$work/src/"
+for d in Kbuild module uapi generic; do
+	[ -e "$top/$d" ] && cp -r "$top/$d" "$work/src/"
+done
 if ! make -s -C "$kdir" M="$work/src" modules >&2; then
 	notok "the module does not build against $kver"
 	finish
 fi
-cp "$work/src/module/flagsfirst.ko" "$work/obj/"
+cp "$work/src/module/$name.ko" "$work/obj/"
 # Instrumented: every function of the module calls KCOV's hook.
-if nm "$work/obj/flagsfirst.ko" | grep -c '__sanitizer_cov_trace_pc' >/dev/null; then
+if nm "$work/obj/$name.ko" | grep -c '__sanitizer_cov_trace_pc' >/dev/null; then
 	ok "the module is built with KCOV's instrumentation"
 else
 	notok "the module has no KCOV instrumentation"
 fi
 
 step "the guest image"
-rootfs=$("$top/lab/vm/fetch.sh" syz-rootfs) || { notok "no guest tree"; finish; }
+rootfs=$("$vm/fetch.sh" syz-rootfs) || { notok "no guest tree"; finish; }
 key=$CACHE/syz/id_ed25519
-[ -e "$key" ] || ssh-keygen -q -t ed25519 -N '' -C flagsfirst-syz -f "$key"
+[ -e "$key" ] || ssh-keygen -q -t ed25519 -N '' -C "$name-syz" -f "$key"
 img=$work/image
 stage=$work/rootfs
 cp -a "$rootfs" "$stage"
@@ -92,8 +101,8 @@ rm -f "$stage/.done"
 mkdir -p "$stage/root/.ssh"
 cp "$key.pub" "$stage/root/.ssh/authorized_keys"
 chmod 700 "$stage/root/.ssh"
-cp "$work/obj/flagsfirst.ko" "$stage/root/flagsfirst.ko"
-cat >"$stage/sbin/flagsfirst-init" <<'EOF'
+cp "$work/obj/$name.ko" "$stage/root/$name.ko"
+cat >"$stage/sbin/syz-init" <<EOF
 #!/bin/sh
 # make syz's guest init: no systemd, just what syz-manager needs.
 mount -t proc proc /proc
@@ -106,7 +115,7 @@ mount -t debugfs debugfs /sys/kernel/debug
 mount -t tmpfs tmpfs /run
 mount -t tmpfs tmpfs /tmp
 mount -o remount,rw /
-hostname flagsfirst-syz
+hostname $name-syz
 ip link set lo up
 ip link set eth0 up
 ip addr add 10.0.2.15/24 dev eth0
@@ -114,15 +123,15 @@ ip route add default via 10.0.2.2
 # No module autoloading: the guest has no /lib/modules for this kernel, and
 # syz-executor's netdev ioctls would wait on a modprobe per device name.
 echo >/proc/sys/kernel/modprobe
-if insmod /root/flagsfirst.ko; then
-	echo "=== flagsfirst: loaded ==="
+if insmod /root/$name.ko; then
+	echo "=== $name: loaded ==="
 else
-	echo "=== flagsfirst: insmod failed ==="
+	echo "=== $name: insmod failed ==="
 fi
 mkdir -p /run/sshd
 exec /usr/sbin/sshd -D -e
 EOF
-chmod 755 "$stage/sbin/flagsfirst-init"
+chmod 755 "$stage/sbin/syz-init"
 truncate -s 2G "$img"
 mkfs.ext4 -q -F -L root -d "$stage" "$img"
 rm -rf "$stage"
@@ -134,8 +143,8 @@ rm -rf "$stage"
 leak=" kmemleak=off"
 [ "${SYZ_LEAK:-0}" = 1 ] && leak=
 port=$((56000 + RANDOM % 4000))
-calls='"openat$flagsfirst", "close"'
-for c in $(sed 's/#.*//' "$here/dev_flagsfirst.txt" | grep -oE '^(ioctl|read)\$[A-Za-z0-9_]+'); do
+calls="\"openat\$$name\", \"close\""
+for c in $(sed 's/#.*//' "$desc/dev_$name.txt" | grep -oE '^(ioctl|read)\$[A-Za-z0-9_]+'); do
 	calls="$calls, \"$c\""
 done
 cat >"$work/manager.cfg" <<EOF
@@ -158,7 +167,7 @@ cat >"$work/manager.cfg" <<EOF
 		"cpu": 2,
 		"mem": 2048,
 		"kernel": "$bzimage",
-		"cmdline": "net.ifnames=0 root=/dev/vda rw init=/sbin/flagsfirst-init$leak",
+		"cmdline": "net.ifnames=0 root=/dev/vda rw init=/sbin/syz-init$leak",
 		"qemu_args": "-accel tcg -cpu max",
 		"network_device": "virtio-net-pci",
 		"image_device": "drive index=0,media=disk,if=virtio,format=raw,file="
@@ -224,16 +233,16 @@ fi
 # module's .text, where the manager saw it loaded (/modules), mapped to the
 # module's own functions with its symbol table.
 read -r funcs covered < <(python3 - "$work/rawcover" "$work/modules.json" \
-	"$work/obj/flagsfirst.ko" "$work/module-cover" <<'EOF'
+	"$work/obj/$name.ko" "$work/module-cover" "$name" <<'EOF'
 import json, subprocess, sys
-rawcover, modules, ko, out = sys.argv[1:5]
+rawcover, modules, ko, out, name = sys.argv[1:6]
 try:
 	mods = json.load(open(modules)) or []
 except (OSError, ValueError):
 	mods = []
 base = size = None
 for m in mods:
-	if m.get("Name") == "flagsfirst":
+	if m.get("Name") == name:
 		base, size = m["Addr"], m["Size"]
 if base is None:
 	print(0, 0)
@@ -272,7 +281,7 @@ with open(out, "w") as f:
 print(len(hits), sum(hits.values()))
 EOF
 )
-echo "# coverage inside module/: $covered PCs in $funcs functions of flagsfirst.ko"
+echo "# coverage inside module/: $covered PCs in $funcs functions of $name.ko"
 sed 's/^/#   /' "$work/module-cover" 2>/dev/null | head -n 60 || true
 if [ "$covered" -gt 0 ]; then
 	ok "coverage inside the module's own functions: $covered PCs in $funcs functions"

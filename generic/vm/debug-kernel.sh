@@ -1,31 +1,36 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# Builds a debug kernel of make check-debug from Debian's linux-source-6.12,
-# tinyconfig plus lab/debug/debug.config and, for "debug", syz.config
-# (KCOV, a disk and a NIC: make syz fuzzes on the same kernel, so one
-# build serves both) or, for "rt", debug-rt.config (PREEMPT_RT) on top, or
-# reuses the one cached under
-# $FLAGSFIRST_CACHE/debug-kernel/ for the same source version and fragments.
+# Builds a debug kernel from Debian's linux-source-6.12: tinyconfig plus
+# debug/debug.config beside this file and, for "debug", syz.config (KCOV,
+# a disk and a NIC: make syz fuzzes on it, and a project's debug tier can
+# run on the same build) or, for "rt", debug-rt.config (PREEMPT_RT) on top;
+# or reuses the one cached under $NAME_CACHE/debug-kernel/ for the same
+# source version and fragments (a cache shared by several projects builds
+# it once).
 #
 #   debug-kernel.sh [debug|rt]   prints "KVER BZIMAGE KDIR"
 #
 # About 10 minutes on 2 cores each when not cached.
 set -euo pipefail
 
-top=$(cd "$(dirname "$0")/../.." && pwd)
-CACHE=${FLAGSFIRST_CACHE:-$HOME/.cache/flagsfirst}
+here=$(cd "$(dirname "$0")" && pwd)
+# fetch.sh's functions and $CACHE
+. "$here/fetch.sh"
 variant=${1:-debug}
-fragments=("$top/lab/debug/debug.config")
+fragments=("$here/debug/debug.config")
 case $variant in
-debug)	fragments+=("$top/lab/debug/syz.config") ;;
-rt)	fragments+=("$top/lab/debug/debug-rt.config") ;;
+debug)	fragments+=("$here/debug/syz.config") ;;
+rt)	fragments+=("$here/debug/debug-rt.config") ;;
 *)	echo "usage: debug-kernel.sh [debug|rt]" >&2; exit 2 ;;
 esac
 log() { printf 'debug-kernel (%s): %s\n' "$variant" "$*" >&2; }
 
-"$top/lab/vm/fetch.sh" deps debug
-src=$("$top/generic/vm/fetch.sh" source)
-key=$(cat "$src/.version" "${fragments[@]}" | sha256sum | cut -c1-16)
+"$here/fetch.sh" deps debug
+src=$("$here/fetch.sh" source)
+# The key is the source's version and the options, comments aside: the
+# same fragments under another project's name build nothing again.
+key=$({ cat "$src/.version"; grep -hv -e '^#' -e '^$' "${fragments[@]}"; } |
+      sha256sum | cut -c1-16)
 out=$CACHE/debug-kernel/$key
 
 if [ ! -e "$out/.done" ]; then

@@ -1,0 +1,1 @@
+../../../generic/vm/debug-kernel.sh
