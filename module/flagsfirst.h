@@ -134,8 +134,9 @@ size_t ffst_mem_freed(const struct ffst_entry *e,
 /*
  * table.c.  It tells one listener of its changes, set at init: watch.c's
  * ffst_notify(), given the list of the watchers published with
- * ffst_table_watch(), under the table's lock.  The table knows nothing
- * else of watchers.
+ * ffst_table_watch(), under the table's lock; the list is RCU's, as
+ * ffst_table_unwatch() takes a watcher off without that lock.  The table
+ * knows nothing else of watchers.
  */
 typedef void ffst_notify_fn(struct list_head *watchers, u16 type, u64 seq,
 			    const char *name, u32 name_len,
@@ -150,9 +151,8 @@ int ffst_table_delete(const char *name, u32 name_len);
 long ffst_table_delete_all(void);
 int ffst_table_rename(const char *oldname, u32 oldlen,
 		      const char *newname, u32 newlen, u64 flags);
-int ffst_table_watch_charge(kuid_t uid);
-int ffst_table_watch(struct list_head *watch);
-void ffst_table_unwatch(struct list_head *watch, kuid_t uid);
+void ffst_table_watch(struct list_head *watch);
+void ffst_table_unwatch(struct list_head *watch);
 
 /* What the debugfs stats show of the table (main.c). */
 struct ffst_table_stats {

@@ -3,7 +3,9 @@
  * flagsfirst: the limits' accounting.  The table's limits (max_entries,
  * max_bytes) count everything; the per-user ones (max_entries_per_uid,
  * max_bytes_per_uid, max_watches_per_uid) count by payer (ffst_payer()).
- * The table serialises every call with its writers' lock.
+ * The table serialises every call with its writers' lock, but for the
+ * watch fds' count, which has a lock of its own: a watch fd is made and
+ * closed without waiting for a writer.
  */
 
 #include <linux/capability.h>
@@ -11,21 +13,25 @@
 #include <linux/hashtable.h>
 #include <linux/lockdep.h>
 #include <linux/slab.h>
+#include <linux/spinlock.h>
 #include <linux/user_namespace.h>
 
 #include "flagsfirst.h"
 #include "quota.h"
 
-/*
- * What one payer has in the table and how many watch fds it holds.  It
- * exists while any of the three is non-zero.
- */
+/* What one payer has in the table.  It exists while either is non-zero. */
 struct ffst_quota {
 	struct hlist_node node;
 	kuid_t uid;
 	unsigned int entries;		/* max_entries_per_uid */
-	unsigned int watches;		/* max_watches_per_uid */
 	size_t bytes;			/* max_bytes_per_uid */
+};
+
+/* How many watch fds one uid holds; it exists while that is non-zero. */
+struct ffst_watch_count {
+	struct hlist_node node;
+	kuid_t uid;
+	unsigned int watches;		/* max_watches_per_uid */
 };
 
 static struct {
@@ -33,12 +39,16 @@ static struct {
 	unsigned int nr_entries;	/* max_entries */
 	size_t nr_bytes;		/* max_bytes */
 	DECLARE_HASHTABLE(quotas, 6);	/* struct ffst_quota by uid */
+	spinlock_t watch_lock;		/* held for a few stores */
+	DECLARE_HASHTABLE(watches, 6);	/* watch_lock: ffst_watch_count */
 } ffst_account;
 
 void ffst_account_init(struct mutex *lock)
 {
 	ffst_account.lock = lock;
 	hash_init(ffst_account.quotas);
+	spin_lock_init(&ffst_account.watch_lock);
+	hash_init(ffst_account.watches);
 }
 
 void ffst_account_destroy(void)
@@ -49,26 +59,37 @@ void ffst_account_destroy(void)
 
 	hash_for_each_safe(ffst_account.quotas, bkt, n, q, node)
 		kfree(q);
+	/* Every watch fd gave its count back as it was closed. */
+	WARN_ON(!hash_empty(ffst_account.watches));
 }
 
 /*
  * Whom the per-user limits charge for @uid acting in the caller's user
- * namespace, as the kernel's ucounts charge inotify's instances: a uid of
- * the initial namespace, itself; a uid of any other, the uid of the
- * initial namespace that created its outermost namespace, through every
- * level.  Each level would count what the levels below it create, under
- * the same limits, so the initial namespace's level is the one that binds:
- * a login's subordinate uids share its shares instead of multiplying them.
+ * namespace, as the kernel's ucounts charge inotify's instances a user at
+ * each level: in the initial namespace, @uid itself; in a namespace that
+ * a user made (a login's subordinate uids, a rootless container), that
+ * user, through every level below, so its namespaces share its one share
+ * instead of multiplying it.  A namespace root made (systemd's
+ * PrivateUsers=, a container runtime's uid range) has users of its own:
+ * each uid is charged as the uid it maps to, as it would be outside, and
+ * the levels below it go to whoever of them made them.  The owner of the
+ * outermost namespace that root did not make is the payer.
+ *
+ * A caller exempt from the per-user limits (CAP_SYS_RESOURCE) is charged
+ * to FFST_EXEMPT, which no uid is and no limit binds: what it holds fills
+ * nobody's share, not even its own uid's when that uid acts without it.
  */
 kuid_t ffst_payer(kuid_t uid)
 {
-	const struct user_namespace *ns = current_user_ns();
+	const struct user_namespace *ns;
+	kuid_t payer = uid;
 
-	if (ns == &init_user_ns)
-		return uid;
-	while (ns->parent != &init_user_ns)
-		ns = ns->parent;
-	return ns->owner;
+	if (ns_capable_noaudit(&init_user_ns, CAP_SYS_RESOURCE))
+		return FFST_EXEMPT;
+	for (ns = current_user_ns(); ns != &init_user_ns; ns = ns->parent)
+		if (!uid_eq(ns->owner, GLOBAL_ROOT_UID))
+			payer = ns->owner;
+	return payer;
 }
 
 static struct ffst_quota *ffst_quota_find(kuid_t uid)
@@ -121,7 +142,7 @@ void ffst_account_spare_free(struct ffst_quota *spare)
 /* Frees @q once its uid has nothing left here. */
 static void ffst_quota_release(struct ffst_quota *q)
 {
-	if (q->entries || q->watches || q->bytes)
+	if (q->entries || q->bytes)
 		return;
 	hash_del(&q->node);
 	kfree(q);
@@ -142,7 +163,7 @@ int ffst_account_may_create(kuid_t payer, size_t mem)
 	q = ffst_quota_find(payer);
 	/* No record yet is 0 entries: max_entries_per_uid=0 allows none. */
 	if ((q ? q->entries : 0) >= READ_ONCE(ffst_max_entries_per_uid) &&
-	    !capable(CAP_SYS_RESOURCE))
+	    !uid_eq(payer, FFST_EXEMPT))
 		return -EDQUOT;
 	return 0;
 }
@@ -160,7 +181,7 @@ int ffst_account_may_grow(kuid_t payer, ssize_t table, ssize_t mine)
 		return -ENOSPC;
 	if (mine > 0 &&
 	    (q ? q->bytes : 0) + mine > READ_ONCE(ffst_max_bytes_per_uid) &&
-	    !capable(CAP_SYS_RESOURCE))
+	    !uid_eq(payer, FFST_EXEMPT))
 		return -EDQUOT;
 	return 0;
 }
@@ -221,32 +242,72 @@ void ffst_account_uncharge(kuid_t payer, size_t mem)
 	ffst_quota_release(q);
 }
 
+static struct ffst_watch_count *ffst_watch_count_find(kuid_t uid)
+{
+	struct ffst_watch_count *c;
+
+	lockdep_assert_held(&ffst_account.watch_lock);
+	hash_for_each_possible(ffst_account.watches, c, node, __kuid_val(uid))
+		if (uid_eq(c->uid, uid))
+			return c;
+	return NULL;
+}
+
 /*
  * Counts a new watch fd against @uid's max_watches_per_uid, before it is
- * made: EMFILE past it, as inotify_init1() past max_user_instances.
+ * made: EMFILE past it, as inotify_init1() past max_user_instances.  The
+ * record is allocated, for a uid that has none, with the lock dropped.
  */
-int ffst_account_add_watch(kuid_t uid, struct ffst_quota **spare)
+int ffst_account_add_watch(kuid_t uid)
 {
-	struct ffst_quota *q = ffst_quota_find(uid);
+	struct ffst_watch_count *c, *new = NULL;
 
-	if ((q ? q->watches : 0) >= READ_ONCE(ffst_max_watches_per_uid) &&
-	    !capable(CAP_SYS_RESOURCE))
-		return -EMFILE;
-	q = ffst_quota_get(uid, spare);
-	if (!q)
-		return -EAGAIN;
-	q->watches++;
+	spin_lock(&ffst_account.watch_lock);
+	for (;;) {
+		c = ffst_watch_count_find(uid);
+		if ((c ? c->watches : 0) >= READ_ONCE(ffst_max_watches_per_uid) &&
+		    !uid_eq(uid, FFST_EXEMPT)) {
+			spin_unlock(&ffst_account.watch_lock);
+			kfree(new);
+			return -EMFILE;
+		}
+		if (c || new)
+			break;
+		spin_unlock(&ffst_account.watch_lock);
+		new = kzalloc(sizeof(*new), GFP_KERNEL_ACCOUNT);
+		if (!new)
+			return -ENOMEM;
+		spin_lock(&ffst_account.watch_lock);
+	}
+	if (!c) {
+		c = new;
+		new = NULL;
+		c->uid = uid;
+		hash_add(ffst_account.watches, &c->node, __kuid_val(uid));
+	}
+	c->watches++;
+	spin_unlock(&ffst_account.watch_lock);
+	kfree(new);
 	return 0;
 }
 
 void ffst_account_del_watch(kuid_t uid)
 {
-	struct ffst_quota *q = ffst_quota_held(uid);
+	struct ffst_watch_count *c;
 
-	if (!q)
+	spin_lock(&ffst_account.watch_lock);
+	c = ffst_watch_count_find(uid);
+	if (WARN_ON_ONCE(!c)) {
+		spin_unlock(&ffst_account.watch_lock);
 		return;
-	q->watches--;
-	ffst_quota_release(q);
+	}
+	if (--c->watches) {
+		spin_unlock(&ffst_account.watch_lock);
+		return;
+	}
+	hash_del(&c->node);
+	spin_unlock(&ffst_account.watch_lock);
+	kfree(c);
 }
 
 void ffst_account_stats(struct ffst_account_stats *s)

@@ -14,6 +14,9 @@
 
 struct ffst_quota;
 
+/* The payer of an exempt caller (CAP_SYS_RESOURCE): see ffst_payer(). */
+#define FFST_EXEMPT	INVALID_UID
+
 void ffst_account_init(struct mutex *lock);
 void ffst_account_destroy(void);
 kuid_t ffst_payer(kuid_t uid);
@@ -27,7 +30,8 @@ int ffst_account_add_entry(kuid_t payer, struct ffst_quota **spare);
 void ffst_account_del_entry(kuid_t payer);
 void ffst_account_charge(kuid_t payer, size_t mem);
 void ffst_account_uncharge(kuid_t payer, size_t mem);
-int ffst_account_add_watch(kuid_t uid, struct ffst_quota **spare);
+/* Watch fds, under a lock of their own: any context that may sleep. */
+int ffst_account_add_watch(kuid_t uid);
 void ffst_account_del_watch(kuid_t uid);
 int ffst_account_spare(struct ffst_quota **spare);
 void ffst_account_spare_free(struct ffst_quota *spare);

@@ -10,6 +10,7 @@
 #include <linux/cred.h>
 #include <linux/jhash.h>
 #include <linux/mutex.h>
+#include <linux/rculist.h>
 #include <linux/rhashtable.h>
 #include <linux/sched.h>
 #include <linux/seqlock.h>
@@ -34,9 +35,10 @@
  * preemptibly.
  *
  * A caller waits for @lock killably: the work done under it is bounded
- * (no allocation under it may reclaim memory or wait, and every walk of
- * the table reschedules), so release paths, which must not fail, take it
- * plainly and never wait long either.
+ * (no allocation under it may reclaim memory or wait, every walk of the
+ * table reschedules at each entry, and a watcher whose queue is full
+ * costs one load), and release paths do not take it at all: a watch fd
+ * leaves @watches under @watch_lock, which is held for a few stores.
  */
 struct ffst_table {
 	struct mutex lock;		/* serialises writers */
@@ -45,7 +47,8 @@ struct ffst_table {
 	struct list_head entries;	/* lock */
 	u64 seq;			/* lock: the last seq handed out */
 	u32 gen;			/* the last DELETE_ALL made visible */
-	struct list_head watches;	/* lock: watchers, for @notify */
+	spinlock_t watch_lock;		/* adds to and takes from @watches */
+	struct list_head watches;	/* RCU: watchers, for @notify */
 	ffst_notify_fn *notify;		/* tells them of a change */
 };
 
@@ -353,20 +356,16 @@ out_unlock:
 	return err;
 }
 
-/* Entries a walk of the table passes between two chances to reschedule. */
-#define FFST_DELETE_BATCH	256
-
 /*
  * Deletes every entry the caller may delete, as one change: a reader sees
  * the table before or after, never between.  The victims are marked with
  * a new generation under the lock (readers still see them), and one store
  * of that generation makes them all absent for readers at once; only
- * then are they unlinked, told to the watchers and freed, a batch at a
- * time with a chance to reschedule in between.  Nothing runs with
- * preemption off, so no reader waits for the length of the table, and
- * the walk reschedules by entries it passes, not by those it takes: a
- * caller who owns nothing still walks the whole table.  Returns how many
- * went.
+ * then are they unlinked, told to the watchers and freed, with a chance
+ * to reschedule after each.  Nothing runs with preemption off, so no
+ * reader waits for the length of the table, and the walk reschedules by
+ * entries it passes, not by those it takes: a caller who owns nothing
+ * still walks the whole table.  Returns how many went.
  */
 long ffst_table_delete_all(void)
 {
@@ -374,7 +373,7 @@ long ffst_table_delete_all(void)
 	kuid_t fsuid = current_fsuid();
 	struct ffst_entry *e, *tmp;
 	LIST_HEAD(doomed);
-	long count = 0, scanned = 0;
+	long count = 0;
 	u32 gen;
 
 	if (mutex_lock_killable(&ffst_table.lock))
@@ -383,8 +382,7 @@ long ffst_table_delete_all(void)
 	list_for_each_entry_safe(e, tmp, &ffst_table.entries, list) {
 		const struct ffst_value *v = ffst_val(e);
 
-		if (!(++scanned % FFST_DELETE_BATCH))
-			cond_resched();
+		cond_resched();
 		if (v->attrs & FLAGSFIRST_ATTR_IMMUTABLE)
 			continue;
 		if (!uid_eq(v->owner, fsuid) && !fowner)
@@ -404,8 +402,8 @@ long ffst_table_delete_all(void)
 		ffst_account_remove(e, ffst_val(e));
 		ffst_table_notify(FLAGSFIRST_EVENT_DELETE, ++ffst_table.seq,
 				  e->name, e->name_len, NULL, 0);
-		if (!(++count % FFST_DELETE_BATCH))
-			cond_resched();
+		count++;
+		cond_resched();
 	}
 out_unlock:
 	mutex_unlock(&ffst_table.lock);
@@ -557,57 +555,26 @@ out_free_new:
 }
 
 /*
- * Counts a new watch fd against @uid's max_watches_per_uid, before it is
- * made (ffst_account_add_watch()).
+ * Publishes a watcher: from the next change on, it is told of every one.
+ * It waits for no writer: a change being told now may pass it or not.
  */
-int ffst_table_watch_charge(kuid_t uid)
+void ffst_table_watch(struct list_head *watch)
 {
-	struct ffst_quota *spare = NULL;
-	int err;
-
-	for (;;) {
-		if (mutex_lock_killable(&ffst_table.lock)) {
-			ffst_account_spare_free(spare);
-			return -EINTR;
-		}
-		err = ffst_account_add_watch(uid, &spare);
-		mutex_unlock(&ffst_table.lock);
-		if (err != -EAGAIN)
-			break;
-		err = ffst_account_spare(&spare);
-		if (err)
-			return err;
-	}
-	ffst_account_spare_free(spare);
-	return err;
+	spin_lock(&ffst_table.watch_lock);
+	list_add_tail_rcu(watch, &ffst_table.watches);
+	spin_unlock(&ffst_table.watch_lock);
 }
 
 /*
- * Publishes a watcher: from now on it is told of every change.  -EINTR
- * leaves it unpublished, for ffst_table_unwatch().
+ * Unpublishes a watcher, from a release path, without waiting for a writer:
+ * one may still be telling it of a change until a grace period has passed,
+ * so the caller frees it only then (call_rcu()).
  */
-int ffst_table_watch(struct list_head *watch)
+void ffst_table_unwatch(struct list_head *watch)
 {
-	if (mutex_lock_killable(&ffst_table.lock))
-		return -EINTR;
-	list_add_tail(watch, &ffst_table.watches);
-	mutex_unlock(&ffst_table.lock);
-	return 0;
-}
-
-/*
- * Unpublishes a watcher (@watch is NULL for one never made, empty for one
- * never published) and gives back the charge ffst_table_watch_charge()
- * took.  A release path: it must not fail, so it waits for the lock
- * plainly.
- */
-void ffst_table_unwatch(struct list_head *watch, kuid_t uid)
-{
-	mutex_lock(&ffst_table.lock);
-	if (watch)
-		list_del_init(watch);
-	ffst_account_del_watch(uid);
-	mutex_unlock(&ffst_table.lock);
+	spin_lock(&ffst_table.watch_lock);
+	list_del_rcu(watch);
+	spin_unlock(&ffst_table.watch_lock);
 }
 
 /* For the debugfs stats, which tests check against the table. */
@@ -635,6 +602,7 @@ int ffst_table_init(ffst_notify_fn *notify)
 	mutex_init(&ffst_table.lock);
 	seqlock_init(&ffst_table.move_lock);
 	INIT_LIST_HEAD(&ffst_table.entries);
+	spin_lock_init(&ffst_table.watch_lock);
 	INIT_LIST_HEAD(&ffst_table.watches);
 	ffst_table.notify = notify;
 	ffst_account_init(&ffst_table.lock);

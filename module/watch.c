@@ -12,6 +12,7 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/poll.h>
+#include <linux/rculist.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -32,12 +33,18 @@ struct ffst_event {
 #define FFST_OVERFLOW_SIZE ALIGN(sizeof(struct flagsfirst_event) + 1, 8)
 
 /*
- * A watcher.  The table's lock protects @node and @mask; @lock protects the
- * queue.  Events are queued under the table's lock, so their order is the
- * order the changes took effect.  Only a reader takes records off the
- * queue, one reader at a time (@read_lock), and only once a record has
- * reached user space: writers add at the tail, so the head stays put
+ * A watcher.  The table publishes it on an RCU list (@node) and takes it
+ * off without waiting for a writer; it is freed a grace period later
+ * (@rcu), when no writer can be telling it of a change any more.  @lock
+ * protects the queue.  Events are queued under the table's lock, so their
+ * order is the order the changes took effect.  Only a reader takes records
+ * off the queue, one reader at a time (@read_lock), and only once a record
+ * has reached user space: writers add at the tail, so the head stays put
  * while the reader copies it.
+ *
+ * A full queue costs a writer one load and nothing else: @overflow_queued
+ * is read without @lock (ffst_notify()), so no lock, no allocation and no
+ * wakeup for it until its reader has read the OVERFLOW record.
  *
  * Records are charged to @memcg, the memory cgroup of the task that made
  * the watch, as inotify charges its listener: whoever asks to be told
@@ -48,13 +55,15 @@ struct ffst_event {
  */
 struct ffst_watch {
 	struct list_head node;		/* in the table's list of watchers */
+	struct rcu_head rcu;		/* frees it once unpublished */
 	u64 mask;
 	kuid_t uid;			/* charged for the fd: max_watches_per_uid */
 	struct mem_cgroup *memcg;
 	spinlock_t lock;		/* the queue below */
 	struct list_head events;	/* lock */
-	unsigned int nr_events;		/* lock: not counting @overflow */
-	bool overflow_queued;		/* lock: @overflow is on @events */
+	/* Written under @lock, read without it too (ffst_notify()): */
+	unsigned int nr_events;		/* not counting @overflow */
+	bool overflow_queued;		/* @overflow is on @events */
 	struct ffst_event *overflow;	/* preallocated: never fails to queue */
 	struct mutex read_lock;		/* one reader at a time keeps order */
 	wait_queue_head_t wait;
@@ -91,7 +100,7 @@ static void ffst_watch_queue_overflow(struct ffst_watch *w, u64 seq)
 		return;
 	w->overflow->hdr.seq = seq;
 	list_add_tail(&w->overflow->node, &w->events);
-	w->overflow_queued = true;
+	WRITE_ONCE(w->overflow_queued, true);
 }
 
 static void ffst_watch_queue(struct ffst_watch *w, u16 type, u64 seq,
@@ -104,15 +113,15 @@ static void ffst_watch_queue(struct ffst_watch *w, u16 type, u64 seq,
 	bool room;
 
 	/*
-	 * Decided once, before the allocation: writers are serialised by the
-	 * table's lock and the reader only ever makes room, so a queue that
-	 * has room now still has it below.  Once full, it stays full until
-	 * the OVERFLOW record is read: nothing is queued after the gap.
+	 * Decided once, before the allocation and without @lock: writers are
+	 * serialised by the table's lock and the reader only ever makes room,
+	 * so a queue that has room now still has it below (and room that a
+	 * reader is making as we look is room made after this change: its
+	 * read() has not returned).  Once full, it stays full until the
+	 * OVERFLOW record is read: nothing is queued after the gap.
 	 */
-	spin_lock(&w->lock);
-	room = w->nr_events < READ_ONCE(ffst_max_queued_events) &&
-	       !w->overflow_queued;
-	spin_unlock(&w->lock);
+	room = READ_ONCE(w->nr_events) < READ_ONCE(ffst_max_queued_events) &&
+	       !READ_ONCE(w->overflow_queued);
 	/*
 	 * Under the table's lock, which every writer waits for: no reclaim,
 	 * no OOM killer, no retry.  inotify's __GFP_RETRY_MAYFAIL would make
@@ -141,27 +150,38 @@ static void ffst_watch_queue(struct ffst_watch *w, u16 type, u64 seq,
 	spin_lock(&w->lock);
 	if (ev) {
 		list_add_tail(&ev->node, &w->events);
-		w->nr_events++;
+		WRITE_ONCE(w->nr_events, w->nr_events + 1);
 		atomic_long_inc(&ffst_nr_records);
 	} else {
 		/* A full queue, or no memory: the reader must know it lost one. */
 		ffst_watch_queue_overflow(w, seq);
 	}
 	spin_unlock(&w->lock);
-	wake_up_interruptible_poll(&w->wait, EPOLLIN | EPOLLRDNORM);
+	/* Pairs with the waiter's barrier (set_current_state(), poll_wait()) */
+	if (wq_has_sleeper(&w->wait))
+		wake_up_interruptible_poll(&w->wait, EPOLLIN | EPOLLRDNORM);
 }
 
-/* Tells every watcher whose mask has @type; called with the table's lock. */
+/*
+ * Tells every watcher whose mask has @type; called with the table's lock,
+ * so writers come one at a time and in seq order.  A watcher whose queue
+ * holds its OVERFLOW record is passed over with one load: nothing would be
+ * queued for it until that record is read, and whichever of the two comes
+ * first, the reader's clearing or this load, the outcome is one the rules
+ * allow (the reader's read() had not returned yet).
+ */
 void ffst_notify(struct list_head *watches, u16 type, u64 seq,
 		 const char *name, u32 name_len,
 		 const char *newname, u32 newname_len)
 {
 	struct ffst_watch *w;
 
-	list_for_each_entry(w, watches, node)
-		if (w->mask & type)
+	rcu_read_lock();
+	list_for_each_entry_rcu(w, watches, node)
+		if ((w->mask & type) && !READ_ONCE(w->overflow_queued))
 			ffst_watch_queue(w, type, seq, name, name_len,
 					 newname, newname_len);
+	rcu_read_unlock();
 }
 
 /*
@@ -193,9 +213,9 @@ static void ffst_watch_consume(struct ffst_watch *w, struct ffst_event *ev)
 	spin_lock(&w->lock);
 	list_del(&ev->node);
 	if (overflow) {
-		w->overflow_queued = false;
+		WRITE_ONCE(w->overflow_queued, false);
 	} else {
-		w->nr_events--;
+		WRITE_ONCE(w->nr_events, w->nr_events - 1);
 		atomic_long_dec(&ffst_nr_records);
 	}
 	spin_unlock(&w->lock);
@@ -276,7 +296,33 @@ static __poll_t ffst_watch_poll(struct file *file, poll_table *pt)
 	return ffst_watch_ready(w) ? EPOLLIN | EPOLLRDNORM : 0;
 }
 
-/* Frees a watcher that is not (or no longer) published. */
+/*
+ * Frees every record queued now, at close(): their memory goes back to the
+ * watcher's cgroup at once.  A writer that found the watcher on the list
+ * before it left may still queue one until the grace period ends;
+ * ffst_watch_free() takes those.
+ */
+static void ffst_watch_drain(struct ffst_watch *w)
+{
+	struct ffst_event *ev, *tmp;
+	LIST_HEAD(records);
+	long n = 0;
+
+	spin_lock(&w->lock);
+	list_splice_init(&w->events, &records);
+	WRITE_ONCE(w->nr_events, 0);
+	WRITE_ONCE(w->overflow_queued, false);
+	spin_unlock(&w->lock);
+	list_for_each_entry_safe(ev, tmp, &records, node) {
+		if (ev == w->overflow)
+			continue;
+		kfree(ev);
+		n++;
+	}
+	atomic_long_sub(n, &ffst_nr_records);
+}
+
+/* Frees a watcher that was never published, or a grace period after. */
 static void ffst_watch_free(struct ffst_watch *w)
 {
 	struct ffst_event *ev, *tmp;
@@ -294,12 +340,27 @@ static void ffst_watch_free(struct ffst_watch *w)
 	kfree(w);
 }
 
+static void ffst_watch_free_rcu(struct rcu_head *rcu)
+{
+	ffst_watch_free(container_of(rcu, struct ffst_watch, rcu));
+}
+
+/*
+ * Waits for nobody: the watcher leaves the table's list under a spinlock
+ * no writer holds for more than a few stores, its charge and its records
+ * go back, and a writer that is telling it of a change now may go on doing
+ * so until the grace period ends, after which it is freed
+ * (ffst_table_destroy()'s rcu_barrier() waits for that before the module
+ * goes).
+ */
 static int ffst_watch_release(struct inode *inode, struct file *file)
 {
 	struct ffst_watch *w = file->private_data;
 
-	ffst_table_unwatch(&w->node, w->uid);
-	ffst_watch_free(w);
+	ffst_table_unwatch(&w->node);
+	ffst_account_del_watch(w->uid);
+	ffst_watch_drain(w);
+	call_rcu(&w->rcu, ffst_watch_free_rcu);
 	return 0;
 }
 
@@ -315,7 +376,7 @@ static const struct file_operations ffst_watch_fops = {
  * Returns a new fd watching @mask, or an errno.  In the order that cannot
  * leak (ntsync_obj_get_fd()): charge the uid, reserve the fd, make the
  * file, and only then publish the watcher and install the fd, once
- * nothing can fail any more.
+ * nothing can fail any more.  Nothing here waits for the table's writers.
  */
 int ffst_watch_create(u64 mask, u64 flags)
 {
@@ -329,7 +390,7 @@ int ffst_watch_create(u64 mask, u64 flags)
 	if (flags & FLAGSFIRST_WATCH_NONBLOCK)
 		fflags |= O_NONBLOCK;
 
-	err = ffst_table_watch_charge(uid);
+	err = ffst_account_add_watch(uid);
 	if (err)
 		return err;
 	err = -ENOMEM;
@@ -360,13 +421,7 @@ int ffst_watch_create(u64 mask, u64 flags)
 		err = PTR_ERR(file);
 		goto err_put_fd;
 	}
-	err = ffst_table_watch(&w->node);
-	if (err) {
-		/* ffst_watch_release() gives the charge back */
-		fput(file);
-		put_unused_fd(fd);
-		return err;
-	}
+	ffst_table_watch(&w->node);
 	fd_install(fd, file);
 	return fd;
 
@@ -375,6 +430,6 @@ err_put_fd:
 err_free:
 	ffst_watch_free(w);
 err_uncharge:
-	ffst_table_unwatch(NULL, uid);
+	ffst_account_del_watch(uid);
 	return err;
 }

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * flagsfirst selftests, races: the CLOEXEC race WATCH_CLOEXEC closes, GETs that overlap SETs
- * and a DELETE_ALL, and readers whose buffers fault during an overflow.
+ * flagsfirst selftests, races: the CLOEXEC race WATCH_CLOEXEC closes, GETs that overlap SETs,
+ * EXCHANGEs (each value and seq checked against the history a watch fd
+ * told) and a DELETE_ALL, and readers whose buffers fault during an
+ * overflow.
  */
 
 #define _GNU_SOURCE
@@ -99,6 +101,172 @@ TEST(get_sees_a_whole_value_and_never_enoent_while_set_replaces_it)
 		EXPECT_EQ(0, del(fd, name, 0));
 	}
 	close(fd);
+}
+
+/*
+ * GETs of a name that EXCHANGE keeps swapping with another: each (value,
+ * seq) pair a GET returns must be one the exchanges made, the value whole.
+ * The history is what a watch fd told (EXCHANGE records, in seq order):
+ * after the k-th exchange, at its seq, the first name holds the second's
+ * first value if k is odd and its own if k is even.  A value of one
+ * exchange with the seq of another, or a seq no exchange had, fails.
+ * Small values are copied under RCU and big ones through a reference; the
+ * two names' values move with no copy, so both paths are raced.
+ */
+FIXTURE(exchanges) {
+	int fd, wfd;
+	char a[64], b[64];
+};
+
+FIXTURE_VARIANT(exchanges) {
+	size_t len;
+};
+
+FIXTURE_VARIANT_ADD(exchanges, small_values) { .len = 32 };	/* FFST_SMALL_VALUE is 64 */
+FIXTURE_VARIANT_ADD(exchanges, big_values) { .len = 200 };
+
+FIXTURE_SETUP(exchanges)
+{
+	self->fd = open_dev();
+	ASSERT_LE(0, self->fd);
+	fresh(self->a, "xchg.a");
+	fresh(self->b, "xchg.b");
+}
+
+FIXTURE_TEARDOWN(exchanges)
+{
+	del(self->fd, self->a, 0);
+	del(self->fd, self->b, 0);
+	close(self->fd);
+}
+
+#define EXCHANGES	20000
+#define EXCHANGE_GETS	(1 << 18)
+
+struct pair {
+	uint64_t seq;
+	char first;		/* the value's first byte; 0: torn or failed */
+};
+
+struct exchange_getter {
+	pthread_t tid;
+	int fd;
+	const char *name;
+	size_t len;
+	atomic_bool *stop;
+	struct pair *pairs;
+	unsigned long n;
+};
+
+static void *get_pairs(void *arg)
+{
+	struct exchange_getter *g = arg;
+	char out[257];
+
+	while (!atomic_load(g->stop) && g->n < EXCHANGE_GETS) {
+		struct flagsfirst_get got;
+		struct pair *p = &g->pairs[g->n++];
+		size_t i;
+
+		p->first = 0;
+		if (get(g->fd, g->name, out, sizeof(out), &got))
+			continue;
+		p->seq = got.seq;
+		for (i = 1; i < g->len && out[i] == out[0]; i++)
+			;
+		if (i == g->len && strlen(out) == g->len && got.value_len == g->len)
+			p->first = out[0];
+	}
+	return NULL;
+}
+
+static int cmp_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+TEST_F_TIMEOUT(exchanges, every_get_returns_a_value_and_seq_the_exchanges_made, 300)
+{
+	static uint64_t history[EXCHANGES + 1];
+	struct exchange_getter g[2];
+	unsigned char buf[65536];
+	char va[256], vb[256];
+	unsigned long bad = 0, checked = 0, odd = 0;
+	struct rec *recs;
+	atomic_bool stop = false;
+	int i, j, n, told = 0;
+
+	memset(va, 'a', variant->len);
+	memset(vb, 'b', variant->len);
+	va[variant->len] = vb[variant->len] = '\0';
+	ASSERT_EQ(0, set(self->fd, self->a, va, 0));
+	ASSERT_EQ(0, set(self->fd, self->b, vb, 0));
+	history[0] = seq_of(self->fd, self->a);
+	self->wfd = watch(self->fd, FLAGSFIRST_EVENT_EXCHANGE, FLAGSFIRST_WATCH_NONBLOCK);
+	ASSERT_LE(0, self->wfd);
+	recs = calloc(1024, sizeof(*recs));
+	ASSERT_NE(NULL, recs);
+	for (i = 0; i < 2; i++) {
+		g[i] = (struct exchange_getter){
+			.fd = self->fd, .name = self->a, .len = variant->len,
+			.stop = &stop, .pairs = calloc(EXCHANGE_GETS, sizeof(struct pair)),
+		};
+		ASSERT_NE(NULL, g[i].pairs);
+		ASSERT_EQ(0, pthread_create(&g[i].tid, NULL, get_pairs, &g[i]));
+	}
+	for (i = 1; i <= EXCHANGES; i++) {
+		ASSERT_EQ(0, ren(self->fd, self->a, self->b, FLAGSFIRST_RENAME_EXCHANGE));
+		/* the queue holds max_queued_events (1024 by default) */
+		if (i % 256 && i != EXCHANGES)
+			continue;
+		while ((n = drain(self->wfd, buf, sizeof(buf), recs, 1024)) > 0)
+			for (j = 0; j < n && told < EXCHANGES; j++)
+				if (recs[j].type == FLAGSFIRST_EVENT_EXCHANGE)
+					history[++told] = recs[j].seq;
+		ASSERT_EQ(-EAGAIN, n) TH_LOG("a bad record, or OVERFLOW");
+	}
+	atomic_store(&stop, true);
+	for (i = 0; i < 2; i++)
+		pthread_join(g[i].tid, NULL);
+	ASSERT_EQ(EXCHANGES, told) TH_LOG("the watch fd told %d exchanges", told);
+	for (i = 1; i <= EXCHANGES; i++)
+		ASSERT_LT(history[i - 1], history[i]);
+	/* Each pair: its seq is the k-th exchange's, its value k's parity */
+	for (i = 0; i < 2; i++) {
+		unsigned long k;
+
+		for (k = 0; k < g[i].n; k++) {
+			const struct pair *p = &g[i].pairs[k];
+			uint64_t *at;
+			long idx;
+
+			if (!p->first) {
+				bad++;
+				continue;
+			}
+			at = bsearch(&p->seq, history, EXCHANGES + 1,
+				     sizeof(history[0]), cmp_u64);
+			idx = at ? at - history : -1;
+			checked++;
+			odd += idx > 0 && idx % 2;
+			if (idx < 0 || p->first != (idx % 2 ? 'b' : 'a')) {
+				if (bad++ < 5)
+					TH_LOG("GET %lu: seq %llu (exchange %ld) with '%c...'",
+					       k, (unsigned long long)p->seq, idx, p->first);
+			}
+		}
+		free(g[i].pairs);
+	}
+	free(recs);
+	close(self->wfd);
+	TH_LOG("%d exchanges, %lu GETs checked (%lu at an odd one)", EXCHANGES,
+	       checked, odd);
+	EXPECT_EQ(0, bad);
+	/* They overlapped: GETs saw both values */
+	EXPECT_LT(0, odd);
+	EXPECT_LT(odd, checked);
 }
 
 /*

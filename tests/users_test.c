@@ -32,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <linux/capability.h>
 #include <linux/flagsfirst.h>
 
 #include "kselftest_harness.h"
@@ -121,11 +122,12 @@ TEST(cap_fowner_may_change_another_uids_entry)
 #define USERNS_BASE	200000
 
 /*
- * Runs @fn as root of a user namespace that uid 65534 made, its uids
- * 0-65535 mapped to USERNS_BASE and on, as newuidmap maps a login's range
- * from /etc/subuid; returns its exit status, or -1.
+ * Runs @fn as root of a user namespace that @maker made, its uids 0-65535
+ * mapped to USERNS_BASE and on, as newuidmap maps a login's range from
+ * /etc/subuid (maker 65534) or a container runtime its container's (maker
+ * root); returns its exit status, or -1.
  */
-static int in_userns(int (*fn)(int fd, void *arg), void *arg)
+static int in_userns_of(uid_t maker, int (*fn)(int fd, void *arg), void *arg)
 {
 	int to_parent[2], to_child[2], status, fd, ret = -1;
 	char path[64], map[64], c;
@@ -145,7 +147,7 @@ static int in_userns(int (*fn)(int fd, void *arg), void *arg)
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		close(to_parent[0]);
 		close(to_child[1]);
-		if (become(NOBODY) || unshare(CLONE_NEWUSER))
+		if (become(maker) || unshare(CLONE_NEWUSER))
 			_exit(100);
 		if (write(to_parent[1], "u", 1) != 1 ||
 		    read(to_child[0], &c, 1) != 1 || c != 'm')
@@ -177,6 +179,11 @@ out:
 	close(to_parent[0]);
 	close(to_child[1]);
 	return ret;
+}
+
+static int in_userns(int (*fn)(int fd, void *arg), void *arg)
+{
+	return in_userns_of(NOBODY, fn, arg);
 }
 
 /* Whether this kernel lets uid 65534 make a user namespace. */
@@ -341,6 +348,127 @@ TEST_F(limits, a_user_namespaces_uids_share_their_owners_watches)
 	EXPECT_EQ(0, in_userns(ns_watches, NULL))
 		TH_LOG("10 + the step that went otherwise");
 	EXPECT_EQ(0, as_uid(NOBODY - 1, two_watches, NULL));
+}
+
+
+/*
+ * Root-made namespaces and exempt callers.  Root (CAP_SYS_RESOURCE) holds
+ * 8 entries and 2 watch fds, the limits; none of it is anyone's share.
+ */
+static int root_holds_the_limits(int fd, int *wfd)
+{
+	char name[64];
+	int i;
+
+	for (i = 0; i < 8; i++)
+		if (set(fd, fresh(name, "root.exempt"), "v", 0))
+			return -1;
+	for (i = 0; i < 2; i++) {
+		wfd[i] = watch(fd, FLAGSFIRST_EVENT_ALL, 0);
+		if (wfd[i] < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * In a namespace root made: uid 0 (uid USERNS_BASE outside) has the whole
+ * of a share of its own, 8 entries and 2 watch fds, and uid 1 another.
+ */
+static int ns_root_made(int fd, void *arg)
+{
+	static const struct { uid_t uid; int n; int err; } steps[] = {
+		{ 0, 8, 0 }, { 0, 1, -EDQUOT }, { 1, 8, 0 }, { 1, 1, -EDQUOT },
+	};
+	char name[64];
+	size_t i;
+	int j;
+
+	(void)arg;
+	for (i = 0; i < ARRAY_SIZE(steps); i++) {
+		if (ns_seteuid(steps[i].uid) || setfsuid(steps[i].uid) < 0)
+			return 50;
+		for (j = 0; j < steps[i].n; j++)
+			if (set(fd, fresh(name, "ns.root"), "v", 0) != (j == steps[i].n - 1 ? steps[i].err : 0))
+				return 10 + i;
+		if (ns_seteuid(0) || setfsuid(0) < 0)
+			return 51;
+	}
+	if (watch(fd, FLAGSFIRST_EVENT_ALL, 0) < 0 || watch(fd, FLAGSFIRST_EVENT_ALL, 0) < 0)
+		return 20;
+	if (watch(fd, FLAGSFIRST_EVENT_ALL, 0) != -EMFILE)
+		return 21;
+	return 0;
+}
+
+TEST_F(limits, a_namespace_root_made_has_its_users_own_shares_whatever_root_holds)
+{
+	int wfd[2] = { -1, -1 };
+
+	if (!have_userns())
+		SKIP(return, "this kernel makes no user namespace");
+	ASSERT_EQ(0, write_param("max_entries_per_uid", "8"));
+	ASSERT_EQ(0, write_param("max_watches_per_uid", "2"));
+	ASSERT_EQ(0, root_holds_the_limits(self->fd, wfd));
+	/* Before: charged to root, whose exempt 8 filled the share (EDQUOT) */
+	EXPECT_EQ(0, in_userns_of(0, ns_root_made, NULL))
+		TH_LOG("10 + the step that went otherwise, 20-21 the watches");
+	close(wfd[0]);
+	close(wfd[1]);
+}
+
+/* Root without CAP_SYS_RESOURCE: its effective and permitted sets lack it. */
+static int drop_sys_resource(void)
+{
+	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct data[2];
+
+	if (syscall(SYS_capget, &hdr, data))
+		return -1;
+	data[CAP_TO_INDEX(CAP_SYS_RESOURCE)].effective &= ~CAP_TO_MASK(CAP_SYS_RESOURCE);
+	data[CAP_TO_INDEX(CAP_SYS_RESOURCE)].permitted &= ~CAP_TO_MASK(CAP_SYS_RESOURCE);
+	return syscall(SYS_capset, &hdr, data) ? -1 : 0;
+}
+
+/* uid 0 without the capability: a share of 8 entries and 2 watch fds. */
+static int root_bound_by_the_limits(void)
+{
+	char name[64];
+	int i;
+
+	if (drop_sys_resource())
+		return 50;
+	for (i = 0; i < 8; i++)
+		if (set(open_dev(), fresh(name, "root.bound"), "v", 0))
+			return 10 + i;
+	if (set(open_dev(), fresh(name, "root.bound"), "v", 0) != -EDQUOT)
+		return 20;
+	if (watch(open_dev(), FLAGSFIRST_EVENT_ALL, 0) < 0 ||
+	    watch(open_dev(), FLAGSFIRST_EVENT_ALL, 0) < 0)
+		return 30;
+	if (watch(open_dev(), FLAGSFIRST_EVENT_ALL, 0) != -EMFILE)
+		return 31;
+	return 0;
+}
+
+TEST_F(limits, what_cap_sys_resource_holds_fills_no_share_of_its_uid)
+{
+	int wfd[2] = { -1, -1 }, status;
+	pid_t pid;
+
+	ASSERT_EQ(0, write_param("max_entries_per_uid", "8"));
+	ASSERT_EQ(0, write_param("max_watches_per_uid", "2"));
+	ASSERT_EQ(0, root_holds_the_limits(self->fd, wfd));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0)
+		_exit(root_bound_by_the_limits());
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	/* Before: the exempt 8 were uid 0's share, so its first SET was EDQUOT */
+	EXPECT_EQ(0, WIFEXITED(status) ? WEXITSTATUS(status) : -1)
+		TH_LOG("10 + the SET that failed, 20 no EDQUOT, 30-31 the watches");
+	close(wfd[0]);
+	close(wfd[1]);
 }
 
 /*

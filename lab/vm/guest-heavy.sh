@@ -5,15 +5,16 @@
 # its own), and the survey's (the kernel's own calls, and the module's at
 # its latest ABI): they do not depend on the ABI or the word size, so runs
 # other than the first exclude them with "$HEAVY".
-HEAVY="-F race -F reader"
+HEAVY="-F race -F reader -F waiting -F exchanges"
 for t in the_longest_get_during_a_65536_entry_delete_all_is_short \
 	 watch_records_are_charged_to_the_watcher_not_to_the_writer \
 	 failed_watches_at_the_fd_limit_leave_nothing_behind \
 	 watches_past_the_per_uid_limit_fail_with_EMFILE_and_leave_nothing \
 	 a_64_kib_value_takes_at_most_a_page_more_than_its_size \
 	 watchers_in_a_full_cgroup_never_make_other_writers_wait \
-	 sigkill_ends_a_writer_waiting_for_the_table_at_once \
 	 a_delete_all_that_takes_nothing_lets_a_same_cpu_fifo_task_run \
+	 watchers_keep_roots_set_and_a_killed_watchers_exit_within_a_constant \
+	 watchers_do_not_keep_a_same_cpu_fifo_task_off_its_cpu \
 	 reports_the_documented_verdict every_row_is_what_is_pinned_for_this_release \
 	 the_survey_leaves_nothing_behind; do
 	HEAVY="$HEAVY -T $t"

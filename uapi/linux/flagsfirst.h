@@ -43,23 +43,29 @@
  *     memory its entries take would exceed max_bytes: ENOSPC.  The entry's
  *     owner has max_entries_per_uid entries already, or its entries would
  *     take more than max_bytes_per_uid: EDQUOT.  CAP_SYS_RESOURCE is exempt
- *     from the per-uid limits.  The kernel is out of memory: ENOMEM.
+ *     from the per-uid limits, and what it holds counts in no user's share.
+ *     The kernel is out of memory: ENOMEM.
  *  9. The operation, atomic with respect to every other operation.
  *
  * Per-uid limits count per user, as the kernel's ucounts count inotify's
  * instances: a uid of the initial user namespace is charged for what it
  * creates itself and for what every uid of a user namespace it created
  * creates (through any depth of namespaces), so the subordinate uids of a
- * login or a rootless container share its one share.  Entries and their
- * bytes are charged by the fsuid, watch fds by the euid.
+ * login or a rootless container share its one share.  A namespace root
+ * created (a container runtime's uid range, systemd's PrivateUsers=) has
+ * users of its own: each of its uids is charged as the uid it maps to, and
+ * the namespaces they create as they are.  Entries and their bytes are
+ * charged by the fsuid, watch fds by the euid.
  *
  * What a caller may wait for: an operation that changes the table waits
  * for the one change in progress, and the work done under the table's
- * lock is bounded (no memory reclaim, a reschedule point every few hundred
- * entries of a walk).  That wait is killable: a fatal signal ends it with
- * EINTR, which the dying caller never sees, and nothing is changed.  GET
- * never waits for a writer, only, at most, for RENAME's or EXCHANGE's few
- * stores.
+ * lock is bounded: no memory reclaim, a reschedule point at every entry a
+ * walk passes, and one load for each watcher whose queue is full (its
+ * OVERFLOW record unread), whatever the number of watchers.  That wait is
+ * killable: a fatal signal ends it with EINTR, which the dying caller
+ * never sees, and nothing is changed.  GET never waits for a writer, only,
+ * at most, for RENAME's or EXCHANGE's few stores; WATCH, and the close()
+ * of a watch fd, wait for no writer.
  *
  * What the entries take (max_bytes, max_bytes_per_uid): every allocation
  * the table keeps, counted once as the allocator rounds it, against the
@@ -71,8 +77,8 @@
  * no allocation is more than a page bigger than it.
  *
  * Errors, all operations: ENOTTY, EINVAL, E2BIG, EFAULT, ENOMEM; EINTR for
- * SET, DELETE, RENAME, RENAME_LEGACY and WATCH (a fatal signal while it
- * waited for the table).
+ * SET, DELETE, RENAME and RENAME_LEGACY (a fatal signal while it waited
+ * for the table).
  * SET: EBADF, ENOENT, ENAMETOOLONG, EEXIST, EPERM, ENOSPC, EDQUOT, ESTALE.
  * GET: ENOENT, ENAMETOOLONG, ERANGE.
  * DELETE: EBADF, ENOENT, ENAMETOOLONG, EPERM.
