@@ -18,7 +18,11 @@
 #                   man pages, dkms and make install, each a check
 #   make install    module (modules_install), header, client, man pages;
 #                   DESTDIR and PREFIX (default /usr/local) as usual
-#   make demo       boot 6.1 (or KERNEL=...) in QEMU and take the guided tour
+#   make demo       boot 6.1 (or KERNEL=...) in QEMU and take the guided tour;
+#                   DEMO_SHELL=1 leaves a shell in the VM after it (the
+#                   module loaded, flagsfirst on PATH; exit powers off)
+#   make pictures   the class's pictures in docs/pictures/ (graphviz): the
+#                   surveyed calls by release, the size rule, the rules
 #   make survey     flagsfirst survey, the atlas (flags, size rules and
 #                   discovery of the kernel's own calls) on every kernel of
 #                   the matrix, each row checked against what is pinned for
@@ -78,6 +82,11 @@ bench:
 
 demo:
 	lab/vm/run.sh demo
+
+# The class's pictures (docs/pictures/), from the survey's pins and the
+# header, with Debian's graphviz
+pictures:
+	lab/pictures/pictures.sh
 
 check-template:
 	lab/check-template
@@ -166,4 +175,4 @@ clean:
 		module/.*.cmd module/modules.order .*.cmd Module.symvers \
 		modules.order generic/module/*.o generic/module/.*.cmd
 
-.PHONY: all module userspace tests check check-debug check-template upstream check-upstream bench bench-check bench-baseline help demo survey mutate mutate-sample syz lint install uninstall clean
+.PHONY: all module userspace tests check check-debug check-template upstream check-upstream bench bench-check bench-baseline help demo pictures survey mutate mutate-sample syz lint install uninstall clean

@@ -174,7 +174,8 @@ static int usage(void)
 	      "       flagsfirst watch [--mask set,delete,rename,exchange] [--count N]\n"
 	      "       flagsfirst probe\n"
 	      "       flagsfirst survey [--tsv | --ktap | --pinned]\n"
-	      "       flagsfirst tour        (as root, the module loaded)\n"
+	      "       flagsfirst tour [--pause] [LESSON...]   (as root, the module loaded)\n"
+	      "       flagsfirst tour --list\n"
 	      "       flagsfirst raw set|get|delete|rename|watch --size N --flags X\n"
 	      "                  [--tail-byte B] [--reserved X] [--name S]\n"
 	      "                  [--newname S] [--value S] [--mask X]\n"
@@ -543,18 +544,29 @@ static const struct client client = {
 
 /*
  * The guided tour, tour.sh carried as a string: sh runs it with this
- * client's own path as $1, so that it needs no other file of the project.
+ * client's own path as $1, so that it needs no other file of the project,
+ * and the tour's own arguments (lessons, --pause, --list) after it.
  */
-static int cmd_tour(void)
+static int cmd_tour(int argc, char **argv)
 {
-	char self[PATH_MAX];
+	char self[PATH_MAX], **args;
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	int i;
 
 	if (n < 0)
 		return fail("readlink /proc/self/exe");
 	self[n] = '\0';
-	execl("/bin/sh", "sh", "-c", tour_script, "flagsfirst-tour", self,
-	      (char *)NULL);
+	args = calloc(argc + 6, sizeof(*args));
+	if (!args)
+		return fail("calloc");
+	args[0] = "sh";
+	args[1] = "-c";
+	args[2] = (char *)tour_script;
+	args[3] = "flagsfirst-tour";
+	args[4] = self;
+	for (i = 0; i < argc; i++)
+		args[5 + i] = argv[i];
+	execv("/bin/sh", args);
 	return fail("exec /bin/sh");
 }
 
@@ -604,7 +616,7 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "survey"))
 		return cmd_survey(argc - 2, argv + 2);
 	if (!strcmp(cmd, "tour"))
-		return argc > 2 ? usage() : cmd_tour();
+		return cmd_tour(argc - 2, argv + 2);
 	fd = open_dev();
 	if (fd < 0)
 		return 1;

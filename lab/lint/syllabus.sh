@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # One syllabus (docs/syllabus.md), used alike by the tour, the README and
 # design.md: prints what disagrees, nothing when all agree.
-#  - its lessons, "## N. Title", are the tour's "lesson \"N. Title\"", in
+#  - its lessons, "## N. Title", are the tour's "if lesson N \"N. Title\"", in
 #    order, and the syllabus rows of the README and design.md name the
 #    same numbers and titles
 #  - every test it says proves a lesson exists in tests/ or generic/tests/
@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 sed -n 's/^## \([0-9]*\. .*\)$/\1/p' docs/syllabus.md >/tmp/syllabus.$$
-sed -n 's/^lesson "\([0-9]*\. [^"]*\)".*/\1/p' userspace/tour.sh >/tmp/tour.$$
+sed -n 's/^if lesson [0-9]* "\([0-9]*\. [^"]*\)".*/\1/p' userspace/tour.sh >/tmp/tour.$$
 diff -u --label docs/syllabus.md --label userspace/tour.sh /tmp/syllabus.$$ /tmp/tour.$$ || true
 for f in README.md docs/design.md; do
 	sed -n 's/^| \([0-9]*\) | \([^|]*[^ |]\) |.*/\1. \2/p' $f >/tmp/rows.$$

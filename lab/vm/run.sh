@@ -19,7 +19,8 @@
 #                  the first moves both modules' code to a new place in
 #                  its pages (BENCH_LAYOUTS=0: never)
 #   run.sh demo    the guided tour on $KERNEL (default 6.1; or the first
-#                  of $KERNELS)
+#                  of $KERNELS); with DEMO_SHELL=1, a shell in the VM
+#                  after it, on this terminal, the module loaded
 #   run.sh survey  flagsfirst survey on every kernel in $KERNELS (the
 #                  module loaded, for the reference rows): each row checked
 #                  against what the client pins for the release, as root
@@ -664,6 +665,17 @@ for series in $KERNELS; do
 		extra_files+=("$BUILD/$kver/bench-layouts=bench-layouts")
 	fi
 	initrd=$(build_initramfs "$kver" "$ko" "$ako")
+	# make demo DEMO_SHELL=1: the console is the terminal's, and after the
+	# tour a shell, with no timeout (the user powers off with exit)
+	if [ "$mode" = demo ] && [ "${DEMO_SHELL:-0}" = 1 ]; then
+		accel=$(pick_accel "$vmlinuz" "$initrd")
+		cpu=max
+		[ "$accel" = kvm ] && cpu=host
+		exec qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -smp 2 \
+			-m "$MEMORY" -display none -serial mon:stdio -no-reboot \
+			-kernel "$vmlinuz" -initrd "$initrd" \
+			-append "console=ttyS0 panic=-1 quiet loglevel=4 vmjob=demo ffshell=1"
+	fi
 	boot "$vmlinuz" "$initrd" "$mode" "$BUILD/$kver/console.log" || true
 	if [ "$mode" = demo ]; then
 		log=$(clean_log "$BUILD/$kver/console.log")
