@@ -721,18 +721,19 @@ TEST_F_TIMEOUT(limits, watchers_keep_roots_set_and_a_killed_watchers_exit_within
 		TH_LOG("a killed watcher's exit waited for the DELETE_ALL");
 }
 
-#define FIFO_VICTIMS	65536
+#define FIFO_VICTIMS	16384
 
 /*
  * uid 65534 pinned to CPU 0, with FIFO_VICTIMS entries and @watchers
  * watch fds of DELETE records: on a byte from @go, one DELETE_ALL, each
- * victim told to every watcher.  Names of 250 bytes make each record cost
- * what it can.  Writes a byte to @ready when set up, and when done.
+ * victim told to every watcher, every queue with room for all of them (the
+ * test raises max_queued_events): 128 records made per victim, two
+ * million in all.  Writes a byte to @ready when set up, and when done.
  */
 static pid_t fifo_victims(int watchers, int ready, int go)
 {
 	pid_t pid = fork();
-	char name[256], c;
+	char name[32], c;
 	cpu_set_t cpus;
 	int fd, i;
 
@@ -745,7 +746,7 @@ static pid_t fifo_victims(int watchers, int ready, int go)
 		_exit(1);
 	fd = open_dev();
 	for (i = 0; i < FIFO_VICTIMS; i++) {
-		snprintf(name, sizeof(name), "%0250d", i);
+		snprintf(name, sizeof(name), "v%d", i);
 		if (set(fd, name, "v", 0))
 			_exit(2);
 	}
@@ -798,15 +799,24 @@ out:
  * A DELETE_ALL offers to reschedule after each victim, watchers' records
  * included: with a batch of 256 victims times 128 watchers between two
  * offers, a same-CPU FIFO task woke 42 ms late, beside 4-7 ms without.
+ * Each watcher has room for a record of every victim, so that the work
+ * per victim is the most it can be.
  */
 TEST_F_TIMEOUT(limits, watchers_do_not_keep_a_same_cpu_fifo_task_off_its_cpu, 900)
 {
 	uint64_t alone[2], watched[2];
+	char queued[32];
+	int err;
 
 	ASSERT_EQ(0, write_param("max_bytes_per_uid", "1073741824"));
 	ASSERT_EQ(0, write_param("max_bytes", "1073741824"));
-	ASSERT_EQ(0, fifo_beside(0, alone)) TH_LOG("the SCHED_FIFO task could not run");
-	ASSERT_EQ(0, fifo_beside(WATCHERS, watched));
+	read_param("max_queued_events", queued, sizeof(queued));
+	ASSERT_EQ(0, write_param("max_queued_events", "16384"));
+	err = fifo_beside(0, alone);
+	if (!err)
+		err = fifo_beside(WATCHERS, watched);
+	ASSERT_EQ(0, write_param("max_queued_events", queued));
+	ASSERT_EQ(0, err) TH_LOG("the SCHED_FIFO task could not run");
 	TH_LOG("the FIFO task woke late by %llu us beside a DELETE_ALL of %d entries without watchers, %llu us with %d (medians; worst %llu, %llu)",
 	       (unsigned long long)alone[0] / 1000, FIFO_VICTIMS,
 	       (unsigned long long)watched[0] / 1000, WATCHERS,
