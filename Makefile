@@ -23,6 +23,9 @@
 #                   module loaded, flagsfirst on PATH; exit powers off)
 #   make pictures   the class's pictures in docs/pictures/ (graphviz): the
 #                   surveyed calls by release, the size rule, the rules
+#   make census     every ioctl payload of Linux's own uapi (6.1, 6.12, 7.2)
+#                   read as an interface by generic/lint/uapi-lint.py:
+#                   holes, 32/64-bit differences, flags (docs/census.md)
 #   make survey     flagsfirst survey, the atlas (flags, size rules and
 #                   discovery of the kernel's own calls) on every kernel of
 #                   the matrix, each row checked against what is pinned for
@@ -87,6 +90,12 @@ demo:
 # header, with Debian's graphviz
 pictures:
 	lab/pictures/pictures.sh
+
+# The uapi census: generic/lint/uapi-lint.py over include/uapi of each
+# kernel (CENSUS_KERNELS, default 6.1 6.12 7.2); CENSUS_DOC=docs/census.md
+# remakes its tables
+census:
+	lab/census/census.sh
 
 check-template:
 	lab/check-template
@@ -175,4 +184,4 @@ clean:
 		module/.*.cmd module/modules.order .*.cmd Module.symvers \
 		modules.order generic/module/*.o generic/module/.*.cmd
 
-.PHONY: all module userspace tests check check-debug check-template upstream check-upstream bench bench-check bench-baseline help demo pictures survey mutate mutate-sample syz lint install uninstall clean
+.PHONY: all module userspace tests check check-debug check-template upstream check-upstream bench bench-check bench-baseline help demo pictures census survey mutate mutate-sample syz lint install uninstall clean

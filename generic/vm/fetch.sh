@@ -42,7 +42,7 @@ CACHE=${!cache_var:-$HOME/.cache/$name}
 PACKAGES="make gcc libc6-dev gcc-multilib qemu-system-x86 busybox-static cpio
 	  xz-utils dwarves perl"
 # What make lint needs on top
-LINT_PACKAGES="sparse cppcheck mandoc dkms kmod g++ g++-multilib"
+LINT_PACKAGES="sparse cppcheck mandoc dkms kmod g++ g++-multilib python3"
 # What make check-upstream needs on top of lint's: a kernel tree's build
 # (modules_prepare, objtool) and docutils for the .rst
 UPSTREAM_PACKAGES="bc flex bison libelf-dev libssl-dev python3-docutils python3-ply

@@ -72,6 +72,13 @@ check "uapi: scripts/headers_install.sh leaves it valid" bash -c \
 	 printf '#include <linux/flagsfirst.h>\n' | gcc -x c -std=c90 -pedantic -Wall -Werror -I$out/hi -fsyntax-only -"
 check "uapi: kernel-doc -Wall" \
 	perl "$src/scripts/kernel-doc" -none -Wall $hdr module/*.c generic/module/*.c
+# Every ioctl payload as an interface (docs/census.md): holes, padding,
+# 32/64-bit differences, ABI-dependent types, flags, SIZE_VERs.  The
+# flags-less legacy op keeps no flags field on purpose (lesson 8).
+check "uapi-lint's oracles: each seeded defect found, and real structs as pahole shows them" \
+	lab/lint/uapi-lint-oracles.sh
+check "uapi-lint --check: every ioctl payload of the header" \
+	generic/lint/uapi-lint.py --check --allow FLAGSFIRST_IOC_RENAME_LEGACY:no-flags $hdr
 
 # Each kernel of the matrix: "KVER KDIR ROOT" (ROOT: the chroot that
 # builds for it, or -), one line each.

@@ -41,6 +41,12 @@ check "checkpatch --strict: module/, uapi/" bash -c "
 check "kernel-doc -Wall: the uapi header and module/" bash -c "
 	perl $src/scripts/kernel-doc -none -Wall $hdr $csources 2>&1"
 
+# Every ioctl payload read as an interface (tests/uapi-lint.py): no hole,
+# no padding, one layout on -m32 and -m64, no long, pointer, enum, bool or
+# bitfield, a flags field, each _SIZE_VER<n> where a field ends.
+check "tests/uapi-lint.py --check: every ioctl payload of the header" \
+	python3 tests/uapi-lint.py --check $hdr
+
 # The uapi header stands alone, in C90 and C++, 64- and 32-bit, twice.
 check "uapi: SPDX GPL-2.0 WITH Linux-syscall-note" bash -c "
 	head -n 1 $hdr | grep -qxF '/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */'"

@@ -1,0 +1,1 @@
+../../generic/lint/uapi-lint.py
