@@ -200,7 +200,8 @@ TEST_F_TIMEOUT(exchanges, every_get_returns_a_value_and_seq_the_exchanges_made, 
 
 	memset(va, 'a', variant->len);
 	memset(vb, 'b', variant->len);
-	va[variant->len] = vb[variant->len] = '\0';
+	va[variant->len] = '\0';
+	vb[variant->len] = '\0';
 	ASSERT_EQ(0, set(self->fd, self->a, va, 0));
 	ASSERT_EQ(0, set(self->fd, self->b, vb, 0));
 	history[0] = seq_of(self->fd, self->a);

@@ -350,7 +350,6 @@ TEST_F(limits, a_user_namespaces_uids_share_their_owners_watches)
 	EXPECT_EQ(0, as_uid(NOBODY - 1, two_watches, NULL));
 }
 
-
 /*
  * Root-made namespaces and exempt callers.  Root (CAP_SYS_RESOURCE) holds
  * 8 entries and 2 watch fds, the limits; none of it is anyone's share.
@@ -388,9 +387,12 @@ static int ns_root_made(int fd, void *arg)
 	for (i = 0; i < ARRAY_SIZE(steps); i++) {
 		if (ns_seteuid(steps[i].uid) || setfsuid(steps[i].uid) < 0)
 			return 50;
-		for (j = 0; j < steps[i].n; j++)
-			if (set(fd, fresh(name, "ns.root"), "v", 0) != (j == steps[i].n - 1 ? steps[i].err : 0))
+		for (j = 0; j < steps[i].n; j++) {
+			int want = j == steps[i].n - 1 ? steps[i].err : 0;
+
+			if (set(fd, fresh(name, "ns.root"), "v", 0) != want)
 				return 10 + i;
+		}
 		if (ns_seteuid(0) || setfsuid(0) < 0)
 			return 51;
 	}

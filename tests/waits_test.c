@@ -569,7 +569,8 @@ static int wait_byte(int fd, int ms)
 
 /*
  * One round: uid 65534 makes WATCHED_ENTRIES entries and @watchers watch
- * fds (drained: empty queues), another of its processes holds one more; root SETs in a loop while the first DELETE_ALLs its entries, and the
+ * fds (drained: empty queues), another of its processes holds one more;
+ * root SETs in a loop while the first DELETE_ALLs its entries, and the
  * second is killed as the DELETE_ALL starts.
  */
 static int watched_round(int fd, int watchers, struct round *r)
@@ -630,7 +631,8 @@ static int watched_round(int fd, int watchers, struct round *r)
 	}
 	close(ready[1]);
 	close(took[1]);
-	ready[1] = took[1] = -1;
+	ready[1] = -1;
+	took[1] = -1;
 	if (owner < 0 || holder < 0)
 		goto out;
 	/* Both ready ('r', 'h'), in either order: a debug kernel is slow */
@@ -817,8 +819,9 @@ TEST_F_TIMEOUT(limits, watchers_do_not_keep_a_same_cpu_fifo_task_off_its_cpu, 90
 		err = fifo_beside(WATCHERS, watched);
 	ASSERT_EQ(0, write_param("max_queued_events", queued));
 	ASSERT_EQ(0, err) TH_LOG("the SCHED_FIFO task could not run");
-	TH_LOG("the FIFO task woke late by %llu us beside a DELETE_ALL of %d entries without watchers, %llu us with %d (medians; worst %llu, %llu)",
-	       (unsigned long long)alone[0] / 1000, FIFO_VICTIMS,
+	TH_LOG("the FIFO task woke late by %llu us beside a %d-entry DELETE_ALL without watchers",
+	       (unsigned long long)alone[0] / 1000, FIFO_VICTIMS);
+	TH_LOG("and by %llu us with %d (medians; worst %llu, %llu)",
 	       (unsigned long long)watched[0] / 1000, WATCHERS,
 	       (unsigned long long)alone[1] / 1000,
 	       (unsigned long long)watched[1] / 1000);

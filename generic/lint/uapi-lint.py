@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """uapi-lint: every ioctl of a uapi header, its payload read as an interface.
 
-    uapi-lint.py [--check] [--tsv | --json] [--arch m64,m32] [-I DIR]...
+    uapi-lint.py [--check] [-q] [--tsv | --json] [--arch m64,m32] [-I DIR]...
                  [--root DIR] [--allow IOCTL:KIND]... [-j N] HEADER|DIR...
 
 For each header (a directory: every .h under it), finds every ioctl command
@@ -29,7 +29,8 @@ reserved/padding fields (which must be zero) and its size-versioning
 constants.  --tsv prints a line per finding (or one "ok" line): header,
 ioctl, direction, payload, sizes per ABI, kind, detail, facts.  A scalar payload (int, __u64, ...) has no fields: only its size
 and ABI are judged.  Output: a table (default), --tsv or --json.  --check
-exits 1 if anything was found, 2 on bad usage; a header that does not
+exits 1 if anything was found, 2 on bad usage (-q: the table shows only
+what has a finding, so a clean header prints nothing); a header that does not
 compile alone is reported and counted, not fatal.  --root DIR is the
 include root (default: the directory above linux/, asm/, ... of each
 header); -I adds one.
@@ -409,6 +410,8 @@ def main():
     ap = argparse.ArgumentParser(prog='uapi-lint', description=__doc__.split('\n')[0])
     ap.add_argument('paths', nargs='+')
     ap.add_argument('--check', action='store_true')
+    ap.add_argument('-q', '--quiet', action='store_true',
+                    help='the table: only what has a finding')
     ap.add_argument('--tsv', action='store_true')
     ap.add_argument('--json', action='store_true')
     ap.add_argument('--arch', default='m64,m32')
@@ -462,12 +465,12 @@ def main():
                     print('\t'.join([r['header'], e['ioctl'], e['dir'],
                                      e['payload'] or '-', sizes, kind, detail,
                                      facts]))
-            elif not args.json:
+            elif not args.json and not (args.quiet and not e['findings']):
                 print('%s %s (%s, %s, %s bytes): %s' % (
                     os.path.basename(r['header']), e['ioctl'], e['dir'],
                     e['payload'] or 'no payload', sizes,
                     '; '.join('%s: %s' % f for f in e['findings']) or 'ok'))
-                if e['payload']:
+                if e['payload'] and not args.quiet:
                     print('    %s' % facts)
     return 1 if args.check and found else 0
 

@@ -78,7 +78,7 @@ check "uapi: kernel-doc -Wall" \
 check "uapi-lint's oracles: each seeded defect found, and real structs as pahole shows them" \
 	lab/lint/uapi-lint-oracles.sh
 check "uapi-lint --check: every ioctl payload of the header" \
-	generic/lint/uapi-lint.py --check --allow FLAGSFIRST_IOC_RENAME_LEGACY:no-flags $hdr
+	generic/lint/uapi-lint.py --check -q --allow FLAGSFIRST_IOC_RENAME_LEGACY:no-flags $hdr
 
 # Each kernel of the matrix: "KVER KDIR ROOT" (ROOT: the chroot that
 # builds for it, or -), one line each.

@@ -45,7 +45,7 @@ check "kernel-doc -Wall: the uapi header and module/" bash -c "
 # no padding, one layout on -m32 and -m64, no long, pointer, enum, bool or
 # bitfield, a flags field, each _SIZE_VER<n> where a field ends.
 check "tests/uapi-lint.py --check: every ioctl payload of the header" \
-	python3 tests/uapi-lint.py --check $hdr
+	python3 tests/uapi-lint.py --check -q $hdr
 
 # The uapi header stands alone, in C90 and C++, 64- and 32-bit, twice.
 check "uapi: SPDX GPL-2.0 WITH Linux-syscall-note" bash -c "
