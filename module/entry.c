@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * flagsfirst: an entry's allocation -- its size, its life (references,
- * RCU) and why the byte limits count it (its reasons, charged through
- * quota.c to its payer).
+ * flagsfirst: an entry's allocation -- its size and its life (references,
+ * RCU); how long the byte limits count it is account.c's.
  */
 
 #include <linux/mm.h>
@@ -12,7 +11,7 @@
 #include <linux/flagsfirst.h>
 
 #include "flagsfirst.h"
-#include "quota.h"
+#include "account.h"
 
 /* What the entries' allocations take, for the debugfs stats. */
 static atomic_long_t ffst_nr_mem = ATOMIC_LONG_INIT(0);
@@ -158,66 +157,4 @@ void ffst_entry_adopt(struct ffst_entry *e, struct ffst_value *val)
 	refcount_set(&e->ref, 1);	/* its own (empty) value is nobody's */
 	e->own.owner = val->owner;
 	e->own.payer = val->payer;
-}
-
-/*
- * The byte limits count an allocation once, against its entry's @own.payer,
- * for as long as it has a reason to be (struct ffst_entry's @in_use).  A
- * new entry starts with its @reasons; each ffst_mem_unuse() drops one, and
- * the charge goes with the last.
- */
-void ffst_mem_use(struct ffst_entry *e, unsigned int reasons)
-{
-	e->in_use = reasons;
-	ffst_account_charge(e->own.payer, ffst_entry_mem(e));
-}
-
-/* Returns the memory @e stops being charged, if that was its last reason. */
-static size_t ffst_mem_unuse(struct ffst_entry *e)
-{
-	if (WARN_ON_ONCE(!e->in_use))	/* a reason dropped twice */
-		return 0;
-	return --e->in_use ? 0 : ffst_entry_mem(e);
-}
-
-/*
- * @e leaves the table and, unless @v is NULL (RENAME keeps it), with it its
- * value @v: each loses the reason it gave its allocation (@e its own, @v
- * its home's), and an allocation left with none is no longer charged.
- */
-void ffst_mem_leave(struct ffst_entry *e, const struct ffst_value *v)
-{
-	ffst_account_uncharge(e->own.payer, ffst_mem_unuse(e));
-	if (v) {
-		struct ffst_entry *home = ffst_value_home(v);
-
-		ffst_account_uncharge(home->own.payer, ffst_mem_unuse(home));
-	}
-}
-
-/*
- * What ffst_mem_leave(@e, @v) would stop charging, for the limit checks
- * before a change: the total, and *@mine, the part charged to @uid.  Each
- * entry is looked at alone, so a change that takes two reasons from one
- * allocation (a RENAME over the entry it exchanged values with) is told
- * less than it frees: the checks may refuse it, never admit too much.
- */
-size_t ffst_mem_freed(const struct ffst_entry *e, const struct ffst_value *v,
-		      kuid_t uid, size_t *mine)
-{
-	const struct ffst_entry *home = v ? ffst_value_home(v) : NULL;
-	unsigned int reasons = home == e ? 2 : 1;	/* that @e loses */
-	size_t freed = 0;
-
-	if (e->in_use == reasons) {
-		freed += ffst_entry_mem(e);
-		if (uid_eq(e->own.payer, uid))
-			*mine += ffst_entry_mem(e);
-	}
-	if (home && home != e && home->in_use == 1) {
-		freed += ffst_entry_mem(home);
-		if (uid_eq(home->own.payer, uid))
-			*mine += ffst_entry_mem(home);
-	}
-	return freed;
 }

@@ -126,10 +126,6 @@ void ffst_entry_put(struct ffst_entry *e);
 void ffst_entry_retire(struct ffst_entry *e, struct ffst_value *val);
 void ffst_entry_adopt(struct ffst_entry *e, struct ffst_value *val);
 long ffst_entry_allocated(void);
-void ffst_mem_use(struct ffst_entry *e, unsigned int reasons);
-void ffst_mem_leave(struct ffst_entry *e, const struct ffst_value *v);
-size_t ffst_mem_freed(const struct ffst_entry *e,
-		      const struct ffst_value *v, kuid_t uid, size_t *mine);
 
 /*
  * table.c.  It tells one listener of its changes, set at init: watch.c's

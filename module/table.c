@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * flagsfirst: the table of entries, its locking and permissions.  The
- * limits' accounting is quota.c's, an entry's allocation entry.c's.
+ * accounting is account.c's, an entry's allocation entry.c's.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -17,7 +17,7 @@
 #include <linux/flagsfirst.h>
 
 #include "flagsfirst.h"
-#include "quota.h"
+#include "account.h"
 
 /*
  * Readers (GET) take no lock: they look an entry up under RCU, copy a small

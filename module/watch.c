@@ -21,7 +21,7 @@
 #include <linux/flagsfirst.h>
 
 #include "flagsfirst.h"
-#include "quota.h"
+#include "account.h"
 
 struct ffst_event {
 	struct list_head node;

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * flagsfirst: the limits' accounting -- what the table holds in all, and
- * what each payer has in it.  It keeps its own state and knows nothing of
- * entries: the table calls it, under the lock it names to
- * ffst_account_init(), with a payer and a number of bytes.
+ * flagsfirst: the accounting -- what the table holds in all, what each
+ * payer has in it, and how long an entry's allocation stays charged.  The
+ * table calls it, under the lock it names to ffst_account_init(), with a
+ * payer and a number of bytes (ffst_account_*()) or an entry
+ * (ffst_mem_*()); the watch fds' count has a lock of its own.
  */
-#ifndef _FLAGSFIRST_QUOTA_H
-#define _FLAGSFIRST_QUOTA_H
+#ifndef _FLAGSFIRST_ACCOUNT_H
+#define _FLAGSFIRST_ACCOUNT_H
 
 #include <linux/mutex.h>
 #include <linux/types.h>
@@ -45,4 +46,12 @@ struct ffst_account_stats {
 
 void ffst_account_stats(struct ffst_account_stats *s);
 
-#endif /* _FLAGSFIRST_QUOTA_H */
+/* An entry's allocation: charged while it has a reason to be. */
+struct ffst_entry;
+struct ffst_value;
+void ffst_mem_use(struct ffst_entry *e, unsigned int reasons);
+void ffst_mem_leave(struct ffst_entry *e, const struct ffst_value *v);
+size_t ffst_mem_freed(const struct ffst_entry *e,
+		      const struct ffst_value *v, kuid_t uid, size_t *mine);
+
+#endif /* _FLAGSFIRST_ACCOUNT_H */

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * flagsfirst: the limits' accounting.  The table's limits (max_entries,
+ * flagsfirst: the accounting, all of it.  The table's limits (max_entries,
  * max_bytes) count everything; the per-user ones (max_entries_per_uid,
- * max_bytes_per_uid, max_watches_per_uid) count by payer (ffst_payer()).
+ * max_bytes_per_uid, max_watches_per_uid) count by payer (ffst_payer()),
+ * and how long an entry's allocation stays charged is its reasons
+ * (ffst_mem_use(), ffst_mem_leave(), ffst_mem_freed()), at the end.
  * The table serialises every call with its writers' lock, but for the
  * watch fds' count, which has a lock of its own: a watch fd is made and
  * closed without waiting for a writer.
@@ -17,7 +19,7 @@
 #include <linux/user_namespace.h>
 
 #include "flagsfirst.h"
-#include "quota.h"
+#include "account.h"
 
 /* What one payer has in the table.  It exists while either is non-zero. */
 struct ffst_quota {
@@ -321,4 +323,66 @@ void ffst_account_stats(struct ffst_account_stats *s)
 	s->uids = 0;
 	hash_for_each(ffst_account.quotas, bkt, q, node)
 		s->uids++;
+}
+
+/*
+ * The byte limits count an allocation once, against its entry's @own.payer,
+ * for as long as it has a reason to be (struct ffst_entry's @in_use).  A
+ * new entry starts with its @reasons; each ffst_mem_unuse() drops one, and
+ * the charge goes with the last.
+ */
+void ffst_mem_use(struct ffst_entry *e, unsigned int reasons)
+{
+	e->in_use = reasons;
+	ffst_account_charge(e->own.payer, ffst_entry_mem(e));
+}
+
+/* Returns the memory @e stops being charged, if that was its last reason. */
+static size_t ffst_mem_unuse(struct ffst_entry *e)
+{
+	if (WARN_ON_ONCE(!e->in_use))	/* a reason dropped twice */
+		return 0;
+	return --e->in_use ? 0 : ffst_entry_mem(e);
+}
+
+/*
+ * @e leaves the table and, unless @v is NULL (RENAME keeps it), with it its
+ * value @v: each loses the reason it gave its allocation (@e its own, @v
+ * its home's), and an allocation left with none is no longer charged.
+ */
+void ffst_mem_leave(struct ffst_entry *e, const struct ffst_value *v)
+{
+	ffst_account_uncharge(e->own.payer, ffst_mem_unuse(e));
+	if (v) {
+		struct ffst_entry *home = ffst_value_home(v);
+
+		ffst_account_uncharge(home->own.payer, ffst_mem_unuse(home));
+	}
+}
+
+/*
+ * What ffst_mem_leave(@e, @v) would stop charging, for the limit checks
+ * before a change: the total, and *@mine, the part charged to @uid.  Each
+ * entry is looked at alone, so a change that takes two reasons from one
+ * allocation (a RENAME over the entry it exchanged values with) is told
+ * less than it frees: the checks may refuse it, never admit too much.
+ */
+size_t ffst_mem_freed(const struct ffst_entry *e, const struct ffst_value *v,
+		      kuid_t uid, size_t *mine)
+{
+	const struct ffst_entry *home = v ? ffst_value_home(v) : NULL;
+	unsigned int reasons = home == e ? 2 : 1;	/* that @e loses */
+	size_t freed = 0;
+
+	if (e->in_use == reasons) {
+		freed += ffst_entry_mem(e);
+		if (uid_eq(e->own.payer, uid))
+			*mine += ffst_entry_mem(e);
+	}
+	if (home && home != e && home->in_use == 1) {
+		freed += ffst_entry_mem(home);
+		if (uid_eq(home->own.payer, uid))
+			*mine += ffst_entry_mem(home);
+	}
+	return freed;
 }
