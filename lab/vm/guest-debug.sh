@@ -17,8 +17,8 @@ insmod /flagsfirst.ko || mark "check insmod failed"
 # the ABI the module is loaded with, for the suite to expect
 export FLAGSFIRST_ABI=1
 for topic in $(cat /tests/topics); do
-	run suite.$topic.root /tests/${topic}_test
-	run suite.$topic.uid65534 su -s /bin/sh -c "FLAGSFIRST_ABI=1 /tests/${topic}_test" nobody
+	run suite.$topic.root /tests/${topic}_test $SCALE
+	run suite.$topic.uid65534 su -s /bin/sh -c "FLAGSFIRST_ABI=1 /tests/${topic}_test $SCALE" nobody
 	run suite32.$topic.root /tests/${topic}_test-m32 $HEAVY
 done
 # KUnit: its own module, whose suite runs as it loads (results in dmesg).
