@@ -177,10 +177,12 @@ void ffst_notify(struct list_head *watches, u16 type, u64 seq,
 	struct ffst_watch *w;
 
 	rcu_read_lock();
-	list_for_each_entry_rcu(w, watches, node)
-		if ((w->mask & type) && !READ_ONCE(w->overflow_queued))
-			ffst_watch_queue(w, type, seq, name, name_len,
-					 newname, newname_len);
+	list_for_each_entry_rcu(w, watches, node) {
+		if (!(w->mask & type) || READ_ONCE(w->overflow_queued))
+			continue;
+		ffst_watch_queue(w, type, seq, name, name_len, newname,
+				 newname_len);
+	}
 	rcu_read_unlock();
 }
 

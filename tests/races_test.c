@@ -141,7 +141,7 @@ FIXTURE_TEARDOWN(exchanges)
 }
 
 #define EXCHANGES	20000
-#define EXCHANGE_GETS	(1 << 18)
+#define EXCHANGE_GETS	262144		/* 2^18 per thread */
 
 struct pair {
 	uint64_t seq;

@@ -232,7 +232,7 @@ static int nothing(int fd, const char *name)
 	return 0;
 }
 
-static const char *to(const char *name)
+static const char *target_of(const char *name)
 {
 	static char buf[96];
 
@@ -275,12 +275,12 @@ static int make_it_nobodys(int fd, const char *name)
 
 static int call_rename(int fd, const char *name)
 {
-	return ren(fd, name, to(name), 0);
+	return ren(fd, name, target_of(name), 0);
 }
 
 static int call_rename_legacy(int fd, const char *name)
 {
-	return ren_legacy(fd, name, to(name));
+	return ren_legacy(fd, name, target_of(name));
 }
 
 static int call_watch(int fd, const char *name)
@@ -303,7 +303,7 @@ static bool still_there(int fd, const char *name)
 
 static bool not_moved(int fd, const char *name)
 {
-	return exists(fd, name) && !exists(fd, to(name));
+	return exists(fd, name) && !exists(fd, target_of(name));
 }
 
 static bool no_check(int fd, const char *name)
