@@ -72,10 +72,10 @@ void ffst_account_destroy(void)
  * a user made (a login's subordinate uids, a rootless container), that
  * user, through every level below, so its namespaces share its one share
  * instead of multiplying it.  A namespace root made (systemd's
- * PrivateUsers=, a container runtime's uid range) has users of its own:
- * each uid is charged as the uid it maps to, as it would be outside, and
- * the levels below it go to whoever of them made them.  The owner of the
- * outermost namespace that root did not make is the payer.
+ * PrivateUsers=, a container runtime's uid range) is one user of its own,
+ * keyed by the uid its root maps to: its uids, and the namespaces they
+ * make, share that one share, which is neither root's nor another
+ * container's.  The outermost level decides.
  *
  * A caller exempt from the per-user limits (CAP_SYS_RESOURCE) is charged
  * to FFST_EXEMPT, which no uid is and no limit binds: what it holds fills
@@ -83,14 +83,21 @@ void ffst_account_destroy(void)
  */
 kuid_t ffst_payer(kuid_t uid)
 {
-	const struct user_namespace *ns;
-	kuid_t payer = uid;
+	struct user_namespace *ns;
+	kuid_t payer = uid, root;
 
 	if (ns_capable_noaudit(&init_user_ns, CAP_SYS_RESOURCE))
 		return FFST_EXEMPT;
-	for (ns = current_user_ns(); ns != &init_user_ns; ns = ns->parent)
-		if (!uid_eq(ns->owner, GLOBAL_ROOT_UID))
+	for (ns = current_user_ns(); ns != &init_user_ns; ns = ns->parent) {
+		if (!uid_eq(ns->owner, GLOBAL_ROOT_UID)) {
 			payer = ns->owner;
+			continue;
+		}
+		/* made by root: the namespace is one user, its root */
+		root = make_kuid(ns, 0);
+		if (uid_valid(root))
+			payer = root;
+	}
 	return payer;
 }
 

@@ -371,13 +371,15 @@ static int root_holds_the_limits(int fd, int *wfd)
 }
 
 /*
- * In a namespace root made: uid 0 (uid USERNS_BASE outside) has the whole
- * of a share of its own, 8 entries and 2 watch fds, and uid 1 another.
+ * In a namespace root made: the namespace is one user, keyed by its root
+ * (uid USERNS_BASE outside): uid 0 has the whole of that share, 8 entries
+ * and 2 watch fds, and uid 1 shares it (a container's root could setuid
+ * through its whole range otherwise, a share for each uid).
  */
 static int ns_root_made(int fd, void *arg)
 {
 	static const struct { uid_t uid; int n; int err; } steps[] = {
-		{ 0, 8, 0 }, { 0, 1, -EDQUOT }, { 1, 8, 0 }, { 1, 1, -EDQUOT },
+		{ 0, 8, 0 }, { 0, 1, -EDQUOT }, { 1, 1, -EDQUOT },
 	};
 	char name[64];
 	size_t i;
@@ -403,7 +405,9 @@ static int ns_root_made(int fd, void *arg)
 	return 0;
 }
 
-TEST_F(limits, a_namespace_root_made_has_its_users_own_shares_whatever_root_holds)
+static int root_without_the_cap_sets_one(void);
+
+TEST_F(limits, a_namespace_root_made_is_one_user_whatever_root_holds)
 {
 	int wfd[2] = { -1, -1 };
 
@@ -415,6 +419,9 @@ TEST_F(limits, a_namespace_root_made_has_its_users_own_shares_whatever_root_hold
 	/* Before: charged to root, whose exempt 8 filled the share (EDQUOT) */
 	EXPECT_EQ(0, in_userns_of(0, ns_root_made, NULL))
 		TH_LOG("10 + the step that went otherwise, 20-21 the watches");
+	/* ... and the container's 8 are not host uid 0's either */
+	EXPECT_EQ(0, root_without_the_cap_sets_one())
+		TH_LOG("host uid 0 without CAP_SYS_RESOURCE: the container filled its share");
 	close(wfd[0]);
 	close(wfd[1]);
 }
@@ -430,6 +437,21 @@ static int drop_sys_resource(void)
 	data[CAP_TO_INDEX(CAP_SYS_RESOURCE)].effective &= ~CAP_TO_MASK(CAP_SYS_RESOURCE);
 	data[CAP_TO_INDEX(CAP_SYS_RESOURCE)].permitted &= ~CAP_TO_MASK(CAP_SYS_RESOURCE);
 	return syscall(SYS_capset, &hdr, data) ? -1 : 0;
+}
+
+/* uid 0 without the capability: one SET; 0 or the failing errno. */
+static int root_without_the_cap_sets_one(void)
+{
+	char name[64];
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(drop_sys_resource() ? 100 :
+		      -set(open_dev(), fresh(name, "root.nocap"), "v", 0));
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
 }
 
 /* uid 0 without the capability: a share of 8 entries and 2 watch fds. */

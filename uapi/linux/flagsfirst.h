@@ -52,10 +52,10 @@
  * creates itself and for what every uid of a user namespace it created
  * creates (through any depth of namespaces), so the subordinate uids of a
  * login or a rootless container share its one share.  A namespace root
- * created (a container runtime's uid range, systemd's PrivateUsers=) has
- * users of its own: each of its uids is charged as the uid it maps to, and
- * the namespaces they create as they are.  Entries and their bytes are
- * charged by the fsuid, watch fds by the euid.
+ * created (a container runtime's uid range, systemd's PrivateUsers=) is one
+ * user of its own, keyed by the uid its root maps to: its uids and the
+ * namespaces they create share that share, not root's.  Entries and their
+ * bytes are charged by the fsuid, watch fds by the euid.
  *
  * What a caller may wait for: an operation that changes the table waits
  * for the one change in progress, and the work done under the table's
