@@ -9,6 +9,23 @@
 . /guest-lib.sh
 . /guest-heavy.sh
 
+# make check's timed run, in a VM whose clock counts instructions: the
+# tests that assert on time alone, at the latest ABI, as root and as
+# uid 65534.
+if [ "${fftimed:-0}" = 1 ]; then
+	if insmod /flagsfirst.ko; then
+		export FLAGSFIRST_ABI=1
+		for t in "waits_test" "memcg_test $TIMED_MEMCG"; do
+			run timed.${t%%_test*}.root /tests/$t
+			run timed.${t%%_test*}.uid65534 su -s /bin/sh -c "FLAGSFIRST_ABI=1 /tests/$t" nobody
+		done
+		rmmod flagsfirst || mark "check rmmod after the timed run failed"
+	else
+		mark "check insmod for the timed run failed"
+	fi
+	exit 0
+fi
+
 # Loaded with no parameter, the module is the latest ABI.
 dmesg -c >/dev/null
 if insmod /flagsfirst.ko; then
@@ -57,7 +74,11 @@ for abi in 1 0; do
 			*) continue ;;
 			esac
 			skip=$HEAVY
-			[ "$cell" = abi1.current.64 ] && [ -z "${ffcells:-}" ] && skip=
+			# (the timed tests too, unless a timed VM runs them)
+			if [ "$cell" = abi1.current.64 ] && [ -z "${ffcells:-}" ]; then
+				skip=
+				[ "${fftimedvm:-0}" = 0 ] || skip=$TIMED
+			fi
 			[ "${ffheavy:-0}" = 1 ] && skip=
 			# The run is told its cell's ABI: it must not learn it
 			# from the module under test.

@@ -24,5 +24,17 @@ done
 # 128 watchers, two million records, a table walked for 20 ms per op that
 # waits, six times); the rest of the suite runs those paths under lockdep
 # and KASAN.
+# The tests that assert on time: a host that does not run a vCPU for 100 ms
+# makes that vCPU's call look 100 ms long, so they run in a VM of their
+# own whose clock counts instructions (QEMU's -icount: the host cannot
+# stretch it), make check's "timed" run (fftimed=1); other runs leave them
+# out with "$TIMED" (make mutate keeps them, where a mutant's delay counts).
+TIMED="-F waiting -T the_longest_get_during_a_65536_entry_delete_all_is_short"
+TIMED="$TIMED -T a_delete_all_that_takes_nothing_lets_a_same_cpu_fifo_task_run"
+TIMED="$TIMED -T watchers_keep_roots_set_and_a_killed_watchers_exit_within_a_constant"
+TIMED="$TIMED -T watchers_do_not_keep_a_same_cpu_fifo_task_off_its_cpu"
+TIMED="$TIMED -T watchers_in_a_full_cgroup_never_make_other_writers_wait"
+# ... and how the timed run picks them: every test of waits_test, and one of memcg_test's
+TIMED_MEMCG="-t watchers_in_a_full_cgroup_never_make_other_writers_wait"
 SCALE="-F waiting -T watchers_keep_roots_set_and_a_killed_watchers_exit_within_a_constant"
 SCALE="$SCALE -T watchers_do_not_keep_a_same_cpu_fifo_task_off_its_cpu"
