@@ -609,7 +609,8 @@ TEST_F(events, a_nonblocking_read_does_not_wait_behind_a_blocked_reader)
 	EXPECT_EQ(EAGAIN, errno);
 	took = now_ns() - t0;
 	alarm(0);
-	EXPECT_GT(1000000000ULL, took) TH_LOG("it waited %llu ms", took / 1000000);
+	EXPECT_GT(1000000000ULL, took)
+		TH_LOG("it waited %llu ms", (unsigned long long)(took / 1000000));
 	/* A record wakes the first reader. */
 	ASSERT_EQ(0, set(self->fd, fresh(a, "wake"), "v", 0));
 	pthread_join(tid, NULL);
@@ -708,7 +709,8 @@ TEST_F(events, a_nonblocking_read_does_not_wait_behind_a_reader_inside_its_copy)
 	EXPECT_EQ(-1, got);
 	EXPECT_EQ(EAGAIN, err);
 	took = now_ns() - t0;
-	EXPECT_GT(1000000000ULL, took) TH_LOG("it waited %llu ms", took / 1000000);
+	EXPECT_GT(1000000000ULL, took)
+		TH_LOG("it waited %llu ms", (unsigned long long)(took / 1000000));
 	serve_the_fault(&st);
 	pthread_join(resolver, NULL);
 	pthread_join(reader, NULL);

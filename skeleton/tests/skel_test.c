@@ -39,6 +39,16 @@ static int open_dev(void)
 	return open_dev_mode(O_RDWR);
 }
 
+/*
+ * Without the device (the module not loaded, or not built) the program
+ * skips as a whole, as kselftest expects, rather than fail every test.
+ */
+static void __attribute__((constructor)) skip_without_the_device(void)
+{
+	if (access("/dev/skel", F_OK) && errno == ENOENT)
+		ksft_exit_skip("/dev/skel is absent: load the skel module\n");
+}
+
 static int configure(int fd, uint64_t flags, uint64_t value)
 {
 	struct skel_configure c = { .flags = flags, .value = value };
