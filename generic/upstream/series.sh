@@ -6,22 +6,24 @@
 #
 #   series.sh KSRC OUT      (from the project's top directory)
 #
-# KSRC is a pristine kernel tree (Debian's linux-source): the series is
-# made against its files, so that git am applies it there with no fuzz.
-# The project's upstream/series.conf (sourced; see its comments) says
-# what goes where.  The patches:
+# KSRC is a kernel tree (Debian's linux-source, or the git repository
+# make check-upstream keeps of one): the series is committed on top of a
+# git repository of the whole tree (tree.sh, made once under the cache),
+# so that git am applies it there with no fuzz and its base-commit is
+# that tree's.  The project's upstream/series.conf (sourced; see its
+# comments) says what goes where.  The patches, each of which builds:
 #
 #   1. the uapi header, its ioctl-number.rst line, a MAINTAINERS entry
 #   2. the driver under drivers/misc/NAME/, its Kconfig entry and Makefile
 #      line, and its KUnit tests with their .kunitconfig (if it has any)
 #   3. Documentation/userspace-api/NAME.rst, from the header's kernel-doc
 #   4. the selftests, tools/testing/selftests/drivers/NAME/, on lib.mk
-#   5. the abi_version parameter, which emulates an older ABI: a teaching
-#      aid upstream would not take, kept apart so that it can be dropped
 #
-# Each patch adding files adds their path to MAINTAINERS too.  Commits are
-# signed off by git's configured identity (or, without one, a placeholder
-# the cover letter points out).
+# The abi_version parameter (a module that answers as an older ABI) is
+# the project's own testing aid and stays out.  Each patch adding files
+# adds their path to MAINTAINERS too.  Commits are authored and signed
+# off by git's configured identity: without one, or with a placeholder,
+# the series is not written.
 set -euo pipefail
 
 top=$(pwd)
@@ -40,52 +42,70 @@ UPPER=$(echo "$NAME" | tr a-z A-Z)
 type=$(sed -n "s/^#define ${UPPER}_IOC_[A-Z0-9_]*[[:space:]]*_IO[A-Z]*('\\(.\\)'.*/\\1/p" "$UAPI" | head -n 1)
 [ -n "$type" ] || { echo "series.sh: no ioctl type in $UAPI" >&2; exit 1; }
 
-ident_name=$(git config user.name || true)
-ident_mail=$(git config user.email || true)
-placeholder=
-if [ -z "$ident_name" ] || [ -z "$ident_mail" ]; then
-	ident_name="$NAME developers"
-	ident_mail="$NAME@localhost"
-	placeholder=1
+# The author, the Signed-off-by and the MAINTAINERS entry's M: are the
+# user's: git's identity, never one made up here.  (make check-upstream,
+# on a machine with none, passes its own and says so:
+# UPSTREAM_CHECK_IDENTITY=1.)
+# shellcheck source=tree.sh
+. "$here/tree.sh"
+if [ "${UPSTREAM_CHECK_IDENTITY:-0}" != 1 ] && ! real_identity; then
+	echo "series.sh: the patches are authored and signed off by you, and git's identity is" \
+	     "'$(git config user.name) <$(git config user.email)>': set a real one" \
+	     "(git config --global user.name 'Your Name'; git config --global user.email you@your.domain)" >&2
+	exit 1
 fi
+ident_name=$(git config user.name)
+ident_mail=$(git config user.email)
 export GIT_AUTHOR_NAME=$ident_name GIT_AUTHOR_EMAIL=$ident_mail
 export GIT_COMMITTER_NAME=$ident_name GIT_COMMITTER_EMAIL=$ident_mail
 
-repo=$(mktemp -d)
-trap 'rm -rf "$repo"' EXIT
-base_files="MAINTAINERS drivers/misc/Kconfig drivers/misc/Makefile
-	    Documentation/userspace-api/index.rst
-	    Documentation/userspace-api/ioctl/ioctl-number.rst
-	    tools/testing/selftests/Makefile"
-for f in $base_files; do
-	mkdir -p "$repo/$(dirname "$f")"
-	cp "$ksrc/$f" "$repo/$f"
-done
-git -C "$repo" init -q
-git -C "$repo" add -A
-git -C "$repo" commit -q -m base
+cache_var=${UPPER}_CACHE
+CACHE=${!cache_var:-$HOME/.cache/$NAME}
+repo=$(pristine_tree "$ksrc") || exit 1
+base=$(git -C "$repo" rev-parse HEAD)
+# the repository is left as it was found: the tree at its base
+trap 'git -C "$repo" reset -q --hard "$base"; git -C "$repo" clean -qfdx' EXIT
 
 commit() {	# subject, body (wrapped at 72)
-	git -C "$repo" add -A
+	# -f: Debian's .gitignore ignores the whole top level
+	git -C "$repo" add -A -f
 	printf '%s\n\n%s\n' "$1" "$2" | git -C "$repo" commit -q -s -F -
 }
 
-# MAINTAINERS: the entry, in its alphabetical place, then one F: line per
-# patch that adds files, kept sorted.
-maintainers_entry() {
+# MAINTAINERS: the entry, where scripts/parse-maintainers.pl would sort
+# it -- after the entry whose title is the last before its own (titles
+# compared in upper case, "THE REST" last), which may not be the first
+# place a search from the top finds: the file is not sorted everywhere --
+# its fields in that script's preferred order (M, L, S, F), then one F:
+# line per patch that adds files, kept sorted.  An entry is a title line
+# followed by its field lines ("X:\t..."), entries separated by a blank
+# line; the entries start after the file's preamble, which ends with a
+# line of dashes.
+maintainers_entry() {	# title entry
 	perl -e '
 		my ($title, $entry, $f) = @ARGV;
 		open(my $in, "<", $f) or die "$f: $!\n";
-		my @l = <$in>; my $done = 0; my $seen = 0;
-		for my $i (0 .. $#l) {
-			$seen = 1 if $l[$i] =~ /^Maintainers List/;
-			my ($t) = $l[$i] =~ /^([A-Z0-9].*)$/;
-			if ($seen && !$done && defined $t && $i + 1 <= $#l &&
-			    $l[$i + 1] =~ /^[A-Z]:\t/ && uc($t) gt uc($title)) {
-				$l[$i] = "$entry\n\n$l[$i]"; $done = 1;
-			}
+		my @l = <$in>; my ($start, $at, $best);
+		sub key { my $k = uc shift; $k =~ s/THE REST/ZZZZZZ/g; $k }
+		for my $i (1 .. $#l) {
+			$start //= $i + 1 if $l[$i - 1] =~ /^-{5,}$/;
 		}
-		die "MAINTAINERS: no place for $title\n" unless $done;
+		die "MAINTAINERS: no line of dashes before the entries\n" unless $start;
+		for my $i ($start .. $#l - 1) {
+			next unless $l[$i - 1] eq "\n" || $i == $start;
+			next if $l[$i] eq "\n" || $l[$i] =~ /^[A-Z]:\t/;
+			next unless $l[$i + 1] =~ /^[A-Z]:\t/;	# a title
+			(my $t = $l[$i]) =~ s/\n$//;
+			$at //= $i;	# before the first entry, if none is before ours
+			next unless key($t) lt key($title);
+			next if defined $best && key($t) le $best;
+			$best = key($t);
+			my $j = $i + 1;
+			$j++ while $j <= $#l && $l[$j] ne "\n";
+			$at = $j + 1;	# after this entry and its blank line
+		}
+		die "MAINTAINERS: no entries\n" unless defined $at;
+		splice @l, $at, 0, "$entry\n", "\n";
 		open(my $out, ">", $f) or die "$f: $!\n";
 		print $out @l;' "$1" "$2" "$repo/MAINTAINERS"
 }
@@ -94,13 +114,13 @@ maintainers_file() {	# the path to add under our entry
 		my ($title, $path, $f) = @ARGV;
 		open(my $in, "<", $f) or die "$f: $!\n";
 		local $/; my $t = <$in>;
-		$t =~ s{^(\Q$title\E\n(?:[A-Z]:\t.*\n)*)}{
+		$t =~ s{(?<=\n\n)(\Q$title\E\n(?:[A-Z]:\t.*\n)*)}{
 			my @lines = split /\n/, $1; my $h = shift @lines;
 			push @lines, "F:\t$path";
 			my @f = sort grep { /^F:/ } @lines;
 			my @o = grep { !/^F:/ } @lines;
 			join("\n", $h, @o, @f) . "\n"
-		}me or die "MAINTAINERS: no entry $title\n";
+		}e or die "MAINTAINERS: no entry $title\n";
 		open(my $out, ">", $f) or die "$f: $!\n";
 		print $out $t;' "$MAINT_TITLE" "$1" "$repo/MAINTAINERS"
 }
@@ -121,8 +141,8 @@ perl -i -e '
 	die "ioctl-number.rst: no place for $line\n" unless $done;' \
 	"$(printf "'%s'   %-6s linux/%-51s %s" "$type" "$range" "$NAME.h" "${IOCTL_COMMENT:-}" | sed 's/ *$//')" \
 	"$repo/Documentation/userspace-api/ioctl/ioctl-number.rst"
-maintainers_entry "$MAINT_TITLE" "$(printf '%s\nM:\t%s <%s>\nS:\tMaintained\nF:\tinclude/uapi/linux/%s.h' \
-	"$MAINT_TITLE" "$ident_name" "$ident_mail" "$NAME")"
+maintainers_entry "$MAINT_TITLE" "$(printf '%s\nM:\t%s <%s>\nL:\t%s\nS:\tMaintained\nF:\tinclude/uapi/linux/%s.h' \
+	"$MAINT_TITLE" "$ident_name" "$ident_mail" "${MAINT_LIST:-linux-kernel@vger.kernel.org}" "$NAME")"
 commit "uapi: $NAME: add the $NAME ioctl interface" \
 "$(fold -s -w 72 <<EOF | sed 's/ *$//'
 $SUMMARY
@@ -139,11 +159,16 @@ for f in $DRIVER_SRCS; do
 	cp "$f" "$drv/"
 	case $f in *.c) objs="$objs $(basename "${f%.c}").o" ;; esac
 done
-# what only the teaching build has: patch 5 adds it back
-perl -0 -i -pe 's/\n[^\n]*\n?module_param_named\(abi_version,[^;]*;\nMODULE_PARM_DESC\(abi_version,[^;]*;\n/\n/s' \
-	"$drv/$(basename "$MAIN_C")"
-grep -q 'module_param_named(abi_version' "$drv/$(basename "$MAIN_C")" &&
-	{ echo "series.sh: abi_version is still a parameter" >&2; exit 1; }
+# What only the project's own testing has stays out: the abi_version
+# parameter (the variable stays, set to the latest ABI at load) and
+# MODULE_VERSION, which in-tree code does not carry.
+perl -0 -i -pe 's{/\*[^\n]*unless told[^\n]*\*/\n}{/* The ABI in force: the latest, which the ops\x27 tables say (ioctl.c). */\n}s;
+	s/module_param_named\(abi_version,[^;]*;\nMODULE_PARM_DESC\(abi_version,[^;]*;\n//s;
+	s/^MODULE_VERSION\([^;]*;\n//m' "$drv/$(basename "$MAIN_C")"
+if grep -q -e 'module_param_named(abi_version' -e 'unless told' -e MODULE_VERSION "$drv/$(basename "$MAIN_C")"; then
+	echo "series.sh: abi_version is still a parameter, or MODULE_VERSION is still there" >&2
+	exit 1
+fi
 # Allocations of one object: 7.0's kzalloc_obj() where the tree has it
 # (its checkpatch asks for it), the same kzalloc(sizeof(*p), ...) before
 to_tree() {	# files
@@ -196,15 +221,18 @@ EOF
 
 # --- 3: the documentation -------------------------------------------------
 "$here/rst.sh" "$UAPI" "$NAME" >"$repo/Documentation/userspace-api/$NAME.rst"
+# The page goes last in the entries of the "Devices and I/O" toctree:
+# after its options (":maxdepth: 1") and the blank line that ends them.
 perl -i -e '
-	my ($name) = shift @ARGV; my ($sect, $done) = (0, 0);
+	my ($name) = shift @ARGV; my ($sect, $done, $seen) = (0, 0, 0);
 	while (<>) {
 		$sect = 1 if /^Devices and I\/O/;
 		if ($sect == 1 && /^\.\. toctree::/) { $sect = 2; }
-		if ($sect == 2 && !$done && /^$/ && $seen) { print "   $name\n"; $done = 1; }
-		$seen = 1 if $sect == 2 && /^   \S/;
+		if ($sect == 2 && !$done && /^\s*$/ && $seen) { print "   $name\n"; $done = 1; }
+		$seen = 1 if $sect == 2 && /^   [^\s:]/;
 		print;
 	}
+	if ($sect == 2 && !$done && $seen) { print "   $name\n"; $done = 1; }
 	die "index.rst: no Devices and I/O toctree\n" unless $done;' \
 	"$NAME" "$repo/Documentation/userspace-api/index.rst"
 maintainers_file "Documentation/userspace-api/$NAME.rst"
@@ -234,6 +262,7 @@ extra=$(for f in $TEST_SRCS; do case $f in *.c) b=$(basename "$f"); case " $TEST
 	echo
 	echo "TEST_GEN_PROGS := $(echo $TEST_PROGS | fold -s -w 60 | sed '2,$s/^/\t/; $!s/ *$/ \\/')"
 	echo "LOCAL_HDRS += $(echo $hdrs)"
+	echo "TEST_FILES := settings"
 	echo
 	echo "include ../../lib.mk"
 	if [ -n "$extra" ]; then
@@ -241,6 +270,9 @@ extra=$(for f in $TEST_SRCS; do case $f in *.c) b=$(basename "$f"); case " $TEST
 		echo "\$(TEST_GEN_PROGS): $extra"
 	fi
 } >"$st/Makefile"
+# kselftest's runner gives a program 45 s unless told: the slowest of
+# these takes minutes on an emulated machine
+printf '%s\n' "timeout=${TEST_TIMEOUT:-900}" >"$st/settings"
 printf 'CONFIG_%s=m\n' "$UPPER" >"$st/config"
 [ -z "${TEST_CONFIG:-}" ] || printf '%s\n' $TEST_CONFIG >>"$st/config"
 printf '%s\n' $TEST_PROGS >"$st/.gitignore"
@@ -262,19 +294,10 @@ Run with the module loaded (config: CONFIG_$UPPER=m), as root and as an unprivil
 EOF
 )"
 
-# --- 5: the teaching aid, apart -------------------------------------------
-cp "$MAIN_C" "$drv/$(basename "$MAIN_C")"
-to_tree "$drv/$(basename "$MAIN_C")"
-commit "misc: $NAME: let abi_version make the driver answer as an older ABI" \
-"$(fold -s -w 72 <<EOF | sed 's/ *$//'
-With abi_version=N at load the driver accepts only the struct sizes and flags of its Nth release, so that the selftests can run a new program against the old behaviour and an old program against the new, on one kernel.  It serves the project's own testing and teaching; a kernel keeps one behaviour, so this patch is meant to be dropped.
-EOF
-)"
-
 # --- the series -------------------------------------------------------------
 rm -rf "$out"
 mkdir -p "$out"
-git -C "$repo" format-patch -q --cover-letter --base=HEAD~5 -o "$(cd "$out" && pwd)" HEAD~5
+git -C "$repo" format-patch -q --cover-letter --base="$base" -o "$(cd "$out" && pwd)" "$base"
 cover=$(ls "$out"/0000-cover-letter.patch)
 version=$(sed -n 's/^VERSION = //p' "$ksrc/Makefile").$(sed -n 's/^PATCHLEVEL = //p' "$ksrc/Makefile")
 # What checkpatch --strict still says, for the cover letter to explain
@@ -290,20 +313,14 @@ fi
 if [ "$others" -gt 0 ]; then
 	check_words="$check_words Other findings of checkpatch.pl --strict, to be dealt with before sending: $(grep -v "SPACING: spaces preferred around that '\*'" <<<"$checks" | sed 's/^[^:]*://' | sort -u | paste -sd ';')"
 fi
-placeholder_words=
-[ -z "$placeholder" ] || placeholder_words="The patches are signed off by a placeholder ($ident_name <$ident_mail>): set git's user.name and user.email and run make upstream again before sending anything."
 blurb=$(fold -s -w 72 <<EOF | sed 's/ *$//'
 $SUMMARY
 
-The series is made against Linux $version (Debian's linux-source-$version) and checked there: each patch passes checkpatch.pl --strict, the driver builds in-tree with W=1 C=1, the header passes the UAPI header test, and the selftests pass in a VM running that kernel with the in-tree-built module.
-
-Patch 5, abi_version, is a teaching aid: it lets the module answer as an older release so that old and new programs can be tested on one kernel. Upstream would not keep two behaviours; drop it.
+The series is made against Linux $version as Debian ships it (linux-source-$version; the base-commit below is a git repository of that whole tree, not a commit of mainline) and checked there: after every patch the tree builds (the driver with W=1 C=1, the selftests with -Werror), each patch passes checkpatch.pl --strict, MAINTAINERS parses as before with one entry more (scripts/parse-maintainers.pl), the documentation builds with Sphinx with no new warning, the header passes the UAPI header test, and the selftests pass under the kselftest runner in a VM running that kernel with the in-tree-built module. Rebase it on the tree it is sent to.
 
 ${COVER_NOTES:-}
 
 $check_words
-
-$placeholder_words
 EOF
 )
 blurb=$(cat -s <<<"$blurb" | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}')

@@ -46,7 +46,7 @@ LINT_PACKAGES="sparse cppcheck mandoc dkms kmod g++ g++-multilib python3"
 # What make check-upstream needs on top of lint's: a kernel tree's build
 # (modules_prepare, objtool) and docutils for the .rst
 UPSTREAM_PACKAGES="bc flex bison libelf-dev libssl-dev python3-docutils python3-ply
-		   python3-git git"
+		   python3-git git python3-sphinx python3-sphinx-rtd-theme python3-yaml rsync"
 # What the sid chroot holds besides its compiler: kbuild's own needs,
 # sparse and dkms for make lint, and what a whole tree's modules_prepare
 # builds with (make check-upstream)

@@ -1,0 +1,52 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# Sourced by series.sh and check.sh: the kernel tree a series is made
+# against and checked on, as a git repository of the whole tree.
+#
+# pristine_tree KSRC prints a git repository of the tree KSRC, reset to
+# its one commit with nothing else in it: KSRC itself if it is one (its
+# .git/pristine says so), else a copy under $CACHE/upstream/ made once per
+# tree (a few minutes: some 90,000 files).  Its commit is the series'
+# base-commit: what git am needs to apply it with no fuzz, and what a
+# reader needs to know which tree it was made on.  Debian's trees are
+# released versions with Debian's patches; the cover letter says so.
+
+pristine_tree() {	# ksrc -> repository
+	local src=$1 repo
+	if [ -e "$src/.git/pristine" ]; then
+		repo=$src
+	else
+		repo=$CACHE/upstream/$(basename "$src")-$(cat "$src/.version" 2>/dev/null ||
+			sed -n 's/^SUBLEVEL = //p' "$src/Makefile")/linux
+	fi
+	if [ ! -e "$repo/.git/pristine" ]; then
+		echo ">>> making a git repository of $src (once)" >&2
+		rm -rf "$repo"
+		mkdir -p "$repo"
+		cp -a "$src/." "$repo/" &&
+		rm -f "$repo/.version" &&
+		# -f: Debian's .gitignore ignores the whole top level
+		git -C "$repo" init -q &&
+		git -C "$repo" add -A -f &&
+		git -C "$repo" -c user.name=pristine -c user.email=pristine@localhost \
+			commit -q -m "$(basename "$src"), as Debian ships it" >&2 &&
+		touch "$repo/.git/pristine" || return 1
+	fi
+	git -C "$repo" am --abort >/dev/null 2>&1 || true
+	git -C "$repo" checkout -q --detach "$(git -C "$repo" rev-list --max-parents=0 HEAD | tail -n 1)" &&
+	git -C "$repo" reset -q --hard &&
+	git -C "$repo" clean -qfdx || return 1
+	echo "$repo"
+}
+
+# Whether git's identity can sign a series: set, and not an address
+# nobody reads (RFC 2606's reserved names, localhost).  Exit 0 if it can.
+real_identity() {
+	local name mail
+	name=$(git config user.name) && mail=$(git config user.email) || return 1
+	[ -n "$name" ] || return 1
+	case "$mail" in
+	"" | *@localhost | *@localhost.* | *.invalid | *.example | *.test | \
+	*@example.com | *@example.org | *@example.net)
+		return 1 ;;
+	esac
+}
