@@ -379,6 +379,7 @@ one() {	# series
 	check_guest "$kver" "$log"
 }
 
+lock_trees
 for series in ${*:-6.12 newest}; do
 	one "$series"
 done

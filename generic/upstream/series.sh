@@ -61,6 +61,7 @@ export GIT_COMMITTER_NAME=$ident_name GIT_COMMITTER_EMAIL=$ident_mail
 
 cache_var=${UPPER}_CACHE
 CACHE=${!cache_var:-$HOME/.cache/$NAME}
+lock_trees
 repo=$(pristine_tree "$ksrc") || exit 1
 base=$(git -C "$repo" rev-parse HEAD)
 # the repository is left as it was found: the tree at its base

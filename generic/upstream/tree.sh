@@ -10,6 +10,22 @@
 # reader needs to know which tree it was made on.  Debian's trees are
 # released versions with Debian's patches; the cover letter says so.
 
+# One series at a time on the trees: make upstream and check-upstream (of
+# this project, or of another that shares the cache) reset a tree, check
+# out its commits and build in it.  lock_trees, called by the script
+# itself (not in a $(...), whose subshell would let go), holds the lock
+# until the script exits; series.sh run by check.sh inherits it.
+lock_trees() {
+	[ -z "${UPSTREAM_TREE_LOCKED:-}" ] || return 0
+	mkdir -p "$CACHE/upstream"
+	exec 9>"$CACHE/upstream/.lock"
+	if ! flock -n 9; then
+		echo ">>> another make upstream or check-upstream is using $CACHE/upstream: waiting" >&2
+		flock 9
+	fi
+	export UPSTREAM_TREE_LOCKED=1
+}
+
 pristine_tree() {	# ksrc -> repository
 	local src=$1 repo
 	if [ -e "$src/.git/pristine" ]; then

@@ -44,7 +44,8 @@ PACKAGES="make gcc libc6-dev gcc-multilib qemu-system-x86 busybox-static cpio
 # What make lint needs on top
 LINT_PACKAGES="sparse cppcheck mandoc dkms kmod g++ g++-multilib python3"
 # What make check-upstream needs on top of lint's: a kernel tree's build
-# (modules_prepare, objtool) and docutils for the .rst
+# (modules_prepare, objtool), docutils and Sphinx for the docs, rsync for
+# kselftest's install
 UPSTREAM_PACKAGES="bc flex bison libelf-dev libssl-dev python3-docutils python3-ply
 		   python3-git git python3-sphinx python3-sphinx-rtd-theme python3-yaml rsync"
 # What the sid chroot holds besides its compiler: kbuild's own needs,
