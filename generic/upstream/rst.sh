@@ -75,6 +75,20 @@ for my $io (@ioctls) {
 	print ".. kernel-doc:: include/uapi/linux/$name.h\n   :identifiers: $struct\n\n"
 		if grep { /^struct \Q$struct\E \{/ } @lines;
 }
+# Structs the header documents that no ioctl takes (what a read() of a
+# returned fd gives, for one), each with its kernel-doc
+my %taken = map { ("${name}_" . lc($_->[1]) => 1) } @ioctls;
+my @other;
+for (@lines) {
+	push @other, [$1, $2] if /^ \* struct (\Q$name\E_\w+) - (.*)$/ && !$taken{$1};
+}
+if (@other) {
+	print "Other structures\n================\n\n";
+	for my $o (@other) {
+		print "``struct $o->[0]``: $o->[1].\n\n",
+		      ".. kernel-doc:: include/uapi/linux/$name.h\n   :identifiers: $o->[0]\n\n";
+	}
+}
 print "Discovery\n=========\n\n";
 print "A program asks the running kernel what an operation supports by calling\n",
       "it with ``flags`` set to ``${upper}_CHECK_FIELDS`` alone: the operation does\n",
