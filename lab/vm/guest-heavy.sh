@@ -19,11 +19,6 @@ for t in the_longest_get_during_a_65536_entry_delete_all_is_short \
 	 the_survey_leaves_nothing_behind; do
 	HEAVY="$HEAVY -T $t"
 done
-# What a debug kernel (20-40x slower) leaves out of its 64-bit suite too:
-# the tests of scale whose figures it cannot honour (16,384 entries times
-# 128 watchers, two million records, a table walked for 20 ms per op that
-# waits, six times); the rest of the suite runs those paths under lockdep
-# and KASAN.
 # The tests that assert on time: a host that does not run a vCPU for 100 ms
 # makes that vCPU's call look 100 ms long, so they run in a VM of their
 # own whose clock counts instructions (QEMU's -icount: the host cannot
@@ -36,5 +31,10 @@ TIMED="$TIMED -T watchers_do_not_keep_a_same_cpu_fifo_task_off_its_cpu"
 TIMED="$TIMED -T watchers_in_a_full_cgroup_never_make_other_writers_wait"
 # ... and how the timed run picks them: every test of waits_test, and one of memcg_test's
 TIMED_MEMCG="-t watchers_in_a_full_cgroup_never_make_other_writers_wait"
+# What a debug kernel (20-40x slower) leaves out of its 64-bit suite too:
+# the tests of scale whose figures it cannot honour (16,384 entries times
+# 128 watchers, two million records, a table walked for 20 ms per op that
+# waits, six times); the rest of the suite runs those paths under lockdep
+# and KASAN.
 SCALE="-F waiting -T watchers_keep_roots_set_and_a_killed_watchers_exit_within_a_constant"
 SCALE="$SCALE -T watchers_do_not_keep_a_same_cpu_fifo_task_off_its_cpu"
