@@ -83,10 +83,22 @@ check() {	# NAME COMMAND...: passes when COMMAND exits 0 and prints nothing
 
 # The selftests as kselftest installs them, run by its runner in a VM:
 # first without the module (every program must skip), then with it, as
-# root and as uid 65534.  (BusyBox's timeout is not GNU's, so the runner
-# runs the programs without one: the VM's own timeout bounds the run.)
-selftest_vm() {	# kver vmlinuz ko ksft-dir log
-	local root=$BUILD/$1/initramfs
+# root and as uid 65534.  The programs of TEST_TIMED (series.conf), whose
+# tests bound a wait, run in a second VM booted with -icount, where the
+# guest's clock counts instructions: a busy host cannot make a call look
+# long there (a GET that "waited" 68 ms was a vCPU the host did not run).
+# The others run where the two vCPUs truly run at once, which their races
+# need (under -icount the vCPUs take turns).  BusyBox's timeout is not
+# GNU's, so the runner runs the programs without one: the VM's own
+# timeout bounds the run.
+selftest_vm() {	# kver vmlinuz ko ksft-dir log timed(0|1)
+	local root=$BUILD/$1/initramfs t sel=
+	for t in $TEST_PROGS; do
+		case " ${TEST_TIMED:-} " in
+		*" $t "*) [ "$6" = 0 ] || sel="$sel -t drivers/$NAME:$t" ;;
+		*) [ "$6" = 1 ] || sel="$sel -t drivers/$NAME:$t" ;;
+		esac
+	done
 	guest_root "$root"
 	cp "$vmdir/guest-lib.sh" "$3" "$root/"
 	rm -rf "$root/ksft"
@@ -110,12 +122,12 @@ cd /tmp
 export VM_TAG=$NAME
 . /guest-lib.sh
 echo "=== $NAME: kernel \$(uname -r) ==="
-run ksft.absent /ksft/run_kselftest.sh
+[ "$6" = 1 ] || run ksft.absent /ksft/run_kselftest.sh
 if insmod /$(basename "$3"); then
-	run ksft.root /ksft/run_kselftest.sh
+	run ksft.root /ksft/run_kselftest.sh $sel
 	# the runner opens /dev/stdout, which uid 65534 may open as a pipe
 	# of its own, not as root's console
-	run ksft.uid65534 su -s /bin/sh -c "set -o pipefail; /ksft/run_kselftest.sh 2>&1 | cat" nobody
+	run ksft.uid65534 su -s /bin/sh -c "set -o pipefail; /ksft/run_kselftest.sh $sel 2>&1 | cat" nobody
 	rmmod $NAME || mark "check rmmod failed"
 else
 	mark "check insmod failed"
@@ -127,11 +139,12 @@ reboot -f
 EOF
 	chmod +x "$root/init"
 	pack_initramfs "$root" "$BUILD/$1/initramfs.cpio.gz"
-	# -icount: the guest's clock counts instructions, so the selftests
-	# that bound a wait are not failed by a busy host (a GET that
-	# "waited" 68 ms was a vCPU the host did not run; testing.md)
-	QEMU_ARGS="${QEMU_ARGS:-} -icount shift=0" \
+	if [ "$6" = 1 ]; then
+		QEMU_ARGS="${QEMU_ARGS:-} -icount shift=0" \
+			boot "$2" "$BUILD/$1/initramfs.cpio.gz" selftests "$5" || true
+	else
 		boot "$2" "$BUILD/$1/initramfs.cpio.gz" selftests "$5" || true
+	fi
 }
 
 # MAINTAINERS before and after the series, as scripts/parse-maintainers.pl
@@ -357,30 +370,39 @@ one() {	# series
 		record fail "$series: the selftests in a VM: not run (a step above failed)"
 		return
 	fi
-	log=$BUILD/$series/console.log
-	selftest_vm "$kver" "$vmlinuz" "$ko" "$ksft" "$log"
-	log=$(clean_log "$log")
-	local progs
+	local progs timed=0 vm want t
 	progs=$(echo $TEST_PROGS | wc -w)
-	for who in absent root uid65534; do
-		count_run "$kver" "$log" "ksft.$who" >"$BUILD/$series/ksft.$who.tap"
-		if [ "$who" = absent ]; then
-			if [ "$s" = "$progs" ] && [ "$f" = 0 ] && [ "$p" = 0 ]; then
-				record ok
-				echo "ok - $series: without the module, kselftest's runner skips all $progs programs"
-			else
-				record fail "$series: without the module, kselftest's runner: $p passed, $s skipped, $f failed of $progs programs (every one must skip)"
-				grep -E '^(not )?ok' "$BUILD/$series/ksft.$who.tap" | head -n 5 | sed 's/^/#   /'
-			fi
-		elif [ "$f" = 0 ] && [ $((p + s)) = "$progs" ]; then
-			echo "ok - $series: kselftest's runner as $who: $p programs passed, $s skipped"
-		else
-			[ "$f" != 0 ] || record fail "$series: kselftest's runner as $who: $((p + s)) results of $progs programs"
-			echo "not ok - $series: kselftest's runner as $who: $f failed"
-			grep '^not ok' "$BUILD/$series/ksft.$who.tap" | head -n 5 | sed 's/^/#   /'
-		fi
+	for t in ${TEST_TIMED:-}; do
+		case " $TEST_PROGS " in *" $t "*) timed=$((timed + 1)) ;; esac
 	done
-	check_guest "$kver" "$log"
+	for vm in 0 1; do
+		[ "$vm" = 0 ] || [ "$timed" -gt 0 ] || continue
+		log=$BUILD/$series/console$([ "$vm" = 0 ] || echo -timed).log
+		selftest_vm "$kver" "$vmlinuz" "$ko" "$ksft" "$log" "$vm"
+		log=$(clean_log "$log")
+		for who in absent root uid65534; do
+			[ "$vm" = 0 ] || [ "$who" != absent ] || continue
+			want=$((progs - timed))
+			[ "$vm" = 0 ] || want=$timed
+			count_run "$kver" "$log" "ksft.$who" >"$BUILD/$series/ksft$vm.$who.tap"
+			if [ "$who" = absent ]; then
+				if [ "$s" = "$progs" ] && [ "$f" = 0 ] && [ "$p" = 0 ]; then
+					record ok
+					echo "ok - $series: without the module, kselftest's runner skips every program ($progs)"
+				else
+					record fail "$series: without the module, kselftest's runner: $p passed, $s skipped, $f failed of $progs programs (every one must skip)"
+					grep -E '^(not )?ok' "$BUILD/$series/ksft$vm.$who.tap" | head -n 5 | sed 's/^/#   /'
+				fi
+			elif [ "$f" = 0 ] && [ $((p + s)) = "$want" ]; then
+				echo "ok - $series: kselftest's runner as $who$([ "$vm" = 0 ] || echo ', under -icount'): $p programs passed, $s skipped"
+			else
+				[ "$f" != 0 ] || record fail "$series: kselftest's runner as $who: $((p + s)) results of $want programs"
+				echo "not ok - $series: kselftest's runner as $who$([ "$vm" = 0 ] || echo ', under -icount'): $f failed"
+				grep '^not ok' "$BUILD/$series/ksft$vm.$who.tap" | head -n 5 | sed 's/^/#   /'
+			fi
+		done
+		check_guest "$kver" "$log"
+	done
 }
 
 lock_trees
