@@ -29,8 +29,9 @@
 #   - the selftests installed as kselftest installs them, and run by its
 #     own runner (run_kselftest.sh) in QEMU on Debian's stock kernel of
 #     that version: with the in-tree-built module loaded, as root and as
-#     uid 65534, every program passes; without the module, every program
-#     skips (KSFT_SKIP)
+#     uid 65534, every program passes (those of series.conf's TEST_TIMED,
+#     whose tests bound a wait, in a second VM under -icount); without
+#     the module, every program skips (KSFT_SKIP)
 # Prints "ok - ..." or "not ok - ..." per check, then "N passed, N failed".
 # The KUnit suite is not run here through kunit.py (a UML kernel's build
 # does not fit CI's time); make check-debug runs it on a debug kernel.
