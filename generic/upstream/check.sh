@@ -141,7 +141,7 @@ EOF
 	chmod +x "$root/init"
 	pack_initramfs "$root" "$BUILD/$1/initramfs.cpio.gz"
 	if [ "$6" = 1 ]; then
-		QEMU_ARGS="${QEMU_ARGS:-} -icount shift=0" \
+		QEMU_ARGS="${QEMU_ARGS:-} $TIMED_QEMU_ARGS" VM_CPU=$TIMED_VM_CPU \
 			boot "$2" "$BUILD/$1/initramfs.cpio.gz" selftests "$5" || true
 	else
 		boot "$2" "$BUILD/$1/initramfs.cpio.gz" selftests "$5" || true

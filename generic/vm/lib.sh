@@ -109,13 +109,24 @@ accel_of() {
 	cat "$CACHE/kvm-probe" 2>/dev/null || echo tcg
 }
 
+# A VM whose clock counts instructions executed, one a nanosecond: a busy
+# host slows it but cannot make a call in it look longer (the tests that
+# bound a wait run there).  QEMU 7.2's TCG under -icount double-faults
+# now and then on the instruction after a cmpxchg16b (SLUB's per-cpu fast
+# path), the saved EFLAGS holding a general register's low half: 2 of 7
+# boots of a VM running waits_test; 0 of 10 with the CPU's CX16 hidden,
+# when the kernel's SLUB takes its path without it.  Set both for a boot:
+#	QEMU_ARGS="... $TIMED_QEMU_ARGS" VM_CPU=$TIMED_VM_CPU boot ...
+TIMED_QEMU_ARGS="-icount shift=0"
+TIMED_VM_CPU=max,-cx16
+
 # A kernel that dies before the guest's init has run is booted again, up to
 # three times: nothing of the module has run yet, and under TCG sid's
 # kernel sometimes takes an "Oops: int3" while it patches its own text
 # early in boot (seen once in about ten boots on this host, under load).
 # Anything after init started counts.
 boot() {	# vmlinuz initrd job log
-	local accel cpu=max try
+	local accel cpu=${VM_CPU:-max} try
 	accel=$(pick_accel "$1" "$2")
 	[ "$accel" = kvm ] && cpu=host
 	for try in 1 2 3; do

@@ -759,7 +759,7 @@ for series in $KERNELS; do
 	fi
 	boot "$vmlinuz" "$initrd" "$mode" "$BUILD/$kver/console.log" || true
 	if [ "$timed_vm" = 1 ]; then
-		QEMU_ARGS="$qemu_args -icount shift=0" APPEND=fftimed=1 \
+		QEMU_ARGS="$qemu_args $TIMED_QEMU_ARGS" VM_CPU=$TIMED_VM_CPU APPEND=fftimed=1 \
 			boot "$vmlinuz" "$initrd" check "$BUILD/$kver/console-timed.log" || true
 	fi
 	[ "$mode" != check ] || APPEND=
