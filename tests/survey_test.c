@@ -90,6 +90,14 @@ FIXTURE_VARIANT_ADD(survey, clock_nanosleep_ignores_an_unknown_flag) {
 	.row = "clock_nanosleep\tignores\t0",
 };
 
+/*
+ * send() passes an unknown MSG_ bit; its control (MSG_OOB, EOPNOTSUPP on a
+ * datagram socket) shows the flags reached the socket, or it says unproven
+ */
+FIXTURE_VARIANT_ADD(survey, send_ignores_an_unknown_flag_its_control_shows) {
+	.row = "send\tignores\t0",
+};
+
 FIXTURE_VARIANT_ADD(survey, preadv2_rejects_an_unknown_rwf_flag_with_EOPNOTSUPP) {
 	.row = "preadv2\trejects\tEOPNOTSUPP",
 };

@@ -6,12 +6,14 @@
 #ifndef FLAGSFIRST_ATLAS_H
 #define FLAGSFIRST_ATLAS_H
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 
 /* What a row measures, and so which words its verdict uses */
 enum row_kind {
-	FLAGS,		/* one unknown bit: rejects, ignores, absent, off, denied, noflags */
+	/* one unknown bit: rejects, ignores, unproven, absent, off, denied, noflags */
+	FLAGS,
 	SIZE_IN,	/* a size rule of a struct the kernel reads: rejects, accepts */
 	SIZE_OUT,	/* a size rule of a struct the kernel writes: what it did */
 	DISCOVER,	/* a way to ask what the kernel supports: tells, or how it failed */
@@ -35,6 +37,15 @@ struct row {
 	 */
 	long (*call)(void);
 	int rejects_with;	/* FLAGS: the documented answer besides EINVAL */
+	/*
+	 * FLAGS: the same call with the same arguments and a bit the kernel
+	 * is known to act on or reject, and what it must then return (>= 0
+	 * or -errno).  A call can go ahead without reading its flags at all
+	 * (a length of 0, a lookup that fails first): a probe that went
+	 * ahead says "ignores" only when its control held, else "unproven".
+	 */
+	long (*control)(void);
+	long control_is;
 	int off;		/* FLAGS: the errno of a feature this kernel or CPU lacks */
 	const char *tells;	/* DISCOVER: printf format of the value; SIZE_OUT: "yes/no" words */
 	unsigned int priv;	/* needs a capability: probed as uid 65534 too */
@@ -65,6 +76,14 @@ uint64_t root_mnt_id(void);
 /* A result: >= 0, or -errno; an fd the probe made is closed */
 long res(long ret);
 long res_fd(long ret);
+
+/*
+ * DISCOVER: the call answered and left the question unanswered ("silent")
+ * while it answered a question it has always known (the probe's control)
+ */
+#define SILENT		(-ENOMSG)
+/* A result no call returns: the probe could not show it reached its flags */
+#define UNPROVEN	(-(1L << 20))
 
 /* A probe's result, @err (the error that follows the checks measured) as 0 */
 static inline long past(long ret, int err)

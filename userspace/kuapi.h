@@ -149,6 +149,7 @@ struct k_pidfd_info {			/* linux/pidfd.h, VER0: 64 bytes */
 };
 
 #define K_PIDFD_INFO_SIZE_VER0		64
+#define K_PIDFD_INFO_PID		(1ULL << 0)
 #define K_PIDFD_INFO_SUPPORTED_MASK	(1ULL << 5)
 /* _IOWR(0xFF, 11, size): PIDFD_GET_INFO with the size of the caller's struct */
 #define K_PIDFD_GET_INFO(size)	(0xc000ff0bU | ((uint32_t)(size) << 16))

@@ -93,14 +93,41 @@ static const char *err_name(int err)
 	return name ? name : "E?";
 }
 
-/* The row's probe, as the caller */
+/*
+ * Whether a FLAGS probe's result @ret is the call going ahead (or failing
+ * past its flags): not absent, denied, off, nor the bit rejected
+ */
+static bool went_ahead(const struct row *row, long ret)
+{
+	int err = ret < 0 ? (int)-ret : 0;
+
+	if (ret == -ENOSYS || ret == -ENODEV)
+		return false;
+	if (row->priv && (err == EPERM || err == EACCES) && err != row->rejects_with)
+		return false;
+	if (row->off && err == row->off)
+		return false;
+	return !(ret < 0 && (err == EINVAL || err == row->rejects_with));
+}
+
+/*
+ * The row's probe, as the caller.  A FLAGS probe that went ahead runs its
+ * control too: UNPROVEN if there is none or it did not hold.
+ */
 static long probe(const struct row *row)
 {
+	long ret;
+
 	if (!row->call && row->kind == FLAGS)
 		return 0;	/* no flags argument: listed, not called */
 	if (row->kind == SIZE_IN || row->kind == SIZE_OUT)
 		return size_rule(row);
-	return row->call();
+	ret = row->call();
+	if (row->kind != FLAGS || !went_ahead(row, ret))
+		return ret;
+	if (!row->control || row->control() != row->control_is)
+		return UNPROVEN;
+	return ret;
 }
 
 /* The row's probe as uid 65534 with no capability, in a child */
@@ -146,6 +173,11 @@ static const char *verdict(const struct row *row, long ret, char *buf, size_t le
 		snprintf(buf, len, "noflags 0");
 		return buf;
 	}
+	if (ret == UNPROVEN) {
+		/* went ahead, but nothing shows it read its flags */
+		snprintf(buf, len, "unproven 0");
+		return buf;
+	}
 	if (ret == -ENOSYS || ret == -ENODEV) {
 		v = "absent";
 	} else if (row->priv && (ret == -EPERM || ret == -EACCES) &&
@@ -157,7 +189,7 @@ static const char *verdict(const struct row *row, long ret, char *buf, size_t le
 		if (ret < 0 && (err == EINVAL || err == row->rejects_with))
 			v = "rejects";
 		else
-			v = "ignores";	/* went ahead, or failed past its flags */
+			v = "ignores";	/* read its flags (the control held), went on */
 	} else if (row->kind == SIZE_IN) {
 		v = ret < 0 ? "rejects" : "accepts";
 	} else if (row->kind == SIZE_OUT) {
@@ -173,7 +205,7 @@ static const char *verdict(const struct row *row, long ret, char *buf, size_t le
 			return buf;
 		}
 		v = "rejects";
-	} else if (ret == -ENOMSG) {
+	} else if (ret == SILENT) {
 		v = "silent";	/* it worked, and ignored the question */
 		err = 0;
 	} else if (ret < 0) {

@@ -22,9 +22,6 @@
 #include "atlas.h"
 #include "kuapi.h"
 
-/* The call worked and told nothing: an old kernel that ignored the question */
-#define SILENT	(-ENOMSG)
-
 /* flagsfirst's SET with CHECK_FIELDS: the flags this module accepts */
 static long d_check_fields(void)
 {
@@ -101,19 +98,25 @@ static long d_io_uring_query(void)
 	return hdr.result < 0 ? hdr.result : (long)op.nr_request_opcodes;
 }
 
-/* statmount's SUPPORTED_MASK: the mask bits this kernel knows */
+/*
+ * statmount's SUPPORTED_MASK: the mask bits this kernel knows.  SB_BASIC
+ * (6.8) is asked too: a kernel that answers it and not the question is
+ * silent; one that answers neither shows nothing.
+ */
 static long d_statmount_mask(void)
 {
 	static struct k_statmount sm;
 	struct k_mnt_id_req req = {
 		.size = K_MNT_ID_REQ_SIZE_VER0,
-		.param = K_STATMOUNT_SUPPORTED_MASK,
+		.param = K_STATMOUNT_SUPPORTED_MASK | K_STATMOUNT_SB_BASIC,
 	};
 
 	req.mnt_id = root_mnt_id();
 	if (syscall(NR_statmount, &req, &sm, sizeof(sm), 0))
 		return -errno;
-	return sm.mask & K_STATMOUNT_SUPPORTED_MASK ? (long)sm.supported_mask : SILENT;
+	if (sm.mask & K_STATMOUNT_SUPPORTED_MASK)
+		return (long)sm.supported_mask;
+	return sm.mask & K_STATMOUNT_SB_BASIC ? SILENT : UNPROVEN;
 }
 
 /* PIDFD_GET_INFO's SUPPORTED_MASK, on the caller's own pidfd */
@@ -133,8 +136,10 @@ static long d_pidfd_mask(void)
 	close(pidfd);
 	if (ret < 0)
 		return ret;
-	return info.info.mask & K_PIDFD_INFO_SUPPORTED_MASK ? (long)info.supported_mask
-							     : SILENT;
+	if (info.info.mask & K_PIDFD_INFO_SUPPORTED_MASK)
+		return (long)info.supported_mask;
+	/* every kernel with the ioctl answers PIDFD_INFO_PID unasked */
+	return info.info.mask & K_PIDFD_INFO_PID ? SILENT : UNPROVEN;
 }
 
 /* landlock's ABI version: a flag that turns the call into the question */

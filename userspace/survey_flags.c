@@ -43,9 +43,20 @@ static long p_open(void)
 	return res_fd(open(in_dir("file"), O_RDONLY | O_UNKNOWN));
 }
 
+/* The control of open's rows: O_DIRECTORY on a file is ENOTDIR */
+static long c_open(void)
+{
+	return res_fd(open(in_dir("file"), O_RDONLY | O_DIRECTORY | O_UNKNOWN));
+}
+
 static long p_openat(void)
 {
 	return res_fd(openat(AT_FDCWD, in_dir("file"), O_RDONLY | O_UNKNOWN));
+}
+
+static long c_openat(void)
+{
+	return res_fd(openat(AT_FDCWD, in_dir("file"), O_RDONLY | O_DIRECTORY | O_UNKNOWN));
 }
 
 static long p_openat2(void)
@@ -213,14 +224,14 @@ static long p_process_vm_readv(void)
 	return res(syscall(SYS_process_vm_readv, getpid(), &local, 1, &remote, 1, 1));
 }
 
-static long mmap_probe(int type)
+static long mmap_probe(int flags, void *at)
 {
 	int fd = make_file("map");
 	void *p;
 
 	if (fd < 0)
 		return -errno;
-	p = mmap(NULL, 4096, PROT_READ, type | MAP_UNKNOWN, fd, 0);
+	p = mmap(at, 4096, PROT_READ, flags | MAP_UNKNOWN, fd, 0);
 	close(fd);
 	if (p == MAP_FAILED)
 		return -errno;
@@ -230,12 +241,25 @@ static long mmap_probe(int type)
 
 static long p_mmap_shared(void)
 {
-	return mmap_probe(MAP_SHARED);
+	return mmap_probe(MAP_SHARED, NULL);
+}
+
+/* The control: MAP_FIXED_NOREPLACE (4.17) onto a page in use is EEXIST */
+static long c_mmap_shared(void)
+{
+	void *taken = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	long ret;
+
+	if (taken == MAP_FAILED)
+		return -errno;
+	ret = mmap_probe(MAP_SHARED | MAP_FIXED_NOREPLACE, taken);
+	munmap(taken, 4096);
+	return ret;
 }
 
 static long p_mmap_shared_validate(void)
 {
-	return mmap_probe(MAP_SHARED_VALIDATE);
+	return mmap_probe(MAP_SHARED_VALIDATE, NULL);
 }
 
 /*
@@ -354,8 +378,10 @@ const struct row flag_rows[] = {
 #define F(n, s, l, b, c, w, ...) { .name = n, .kind = FLAGS, .since = s, \
 	.arg = b, .lesson = l, .call = c, .rejects_with = w, __VA_ARGS__ }
 	F("open", "0.01", "flags, unknown bits ignored", "O_ 1<<28", p_open, EINVAL,
+	  .control = c_open, .control_is = -ENOTDIR,
 	  .expect = "ignores 0"),
 	F("openat", "2.6.16", "flags, unknown bits ignored", "O_ 1<<28", p_openat, EINVAL,
+	  .control = c_openat, .control_is = -ENOTDIR,
 	  .expect = "ignores 0"),
 	F("openat2", "5.6", "open's fix: checked flags in a sized struct", "O_ 1<<28",
 	  p_openat2, EINVAL,
@@ -412,6 +438,7 @@ const struct row flag_rows[] = {
 	  .expect = "rejects EINVAL"),
 	F("mmap-MAP_SHARED", "0.98", "flags, unknown bits ignored", "MAP_ 0x200000",
 	  p_mmap_shared, EOPNOTSUPP,
+	  .control = c_mmap_shared, .control_is = -EEXIST,
 	  .expect = "ignores 0"),
 	F("mmap-MAP_SHARED_VALIDATE", "4.15", "a new type to get strict flags", "MAP_ 0x200000",
 	  p_mmap_shared_validate, EOPNOTSUPP,

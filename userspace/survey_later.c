@@ -321,6 +321,18 @@ static long p_open_by_handle_at(void)
 			      O_RDONLY | O_UNKNOWN));
 }
 
+/* The control: O_DIRECTORY on a file's handle is ENOTDIR */
+static long c_open_by_handle_at(void)
+{
+	struct survey_handle fh = { .bytes = sizeof(fh.f) };
+	int mnt;
+
+	if (syscall(SYS_name_to_handle_at, AT_FDCWD, in_dir("file"), &fh, &mnt, 0))
+		return -errno;
+	return res_fd(syscall(SYS_open_by_handle_at, AT_FDCWD, &fh,
+			      O_RDONLY | O_DIRECTORY | O_UNKNOWN));
+}
+
 static long rw2_probe(long nr)
 {
 	char buf[8] = "survey";
@@ -674,23 +686,57 @@ static long p_umount2(void)
 }
 
 /* Onto a path that does not exist: nothing is mounted */
-static long p_mount(void)
+/*
+ * A tmpfs over the survey's own directory, unmounted at once.  The target
+ * must exist: mount(2) looks it up before it reads the flags, so a
+ * missing one fails with ENOENT whatever the bits.
+ */
+static long mount_probe(unsigned long flags)
 {
-	return res(mount("none", in_dir("none"), "tmpfs", MS_UNKNOWN, NULL));
+	const char *at = in_dir(".");
+	long ret = res(mount("none", at, "tmpfs", flags | MS_UNKNOWN, NULL));
+
+	if (ret == 0)
+		umount2(at, MNT_DETACH);
+	return ret;
 }
 
-/* One byte over a socketpair of our own */
-static long p_send(void)
+static long p_mount(void)
+{
+	return mount_probe(0);
+}
+
+/* The control: MS_NOUSER, which no caller may pass, is EINVAL */
+static long c_mount(void)
+{
+	return mount_probe(MS_NOUSER);
+}
+
+/*
+ * One byte over a datagram socketpair of our own.  Its sendmsg reads the
+ * flags (MSG_OOB is EOPNOTSUPP there, the control) and passes the rest.
+ */
+static long send_probe(int flags)
 {
 	int sv[2];
 	long ret;
 
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv))
 		return -errno;
-	ret = res(send(sv[0], "s", 1, MSG_DONTWAIT | MSG_UNKNOWN));
+	ret = res(send(sv[0], "s", 1, MSG_DONTWAIT | MSG_UNKNOWN | flags));
 	close(sv[0]);
 	close(sv[1]);
 	return ret < 0 ? ret : 0;
+}
+
+static long p_send(void)
+{
+	return send_probe(0);
+}
+
+static long c_send(void)
+{
+	return send_probe(MSG_OOB);
 }
 
 /* No time at all: a sleep that went ahead returns at once */
@@ -699,6 +745,23 @@ static long p_clock_nanosleep(void)
 	struct timespec ts = { 0 };
 
 	return -clock_nanosleep(CLOCK_MONOTONIC, FLAGS_UNKNOWN, &ts, NULL);
+}
+
+/*
+ * The control: 10 s with TIMER_ABSTIME is a time past (the clock is made
+ * to pass 12 s first, a wait only just after boot), so the call returns
+ * at once (0); read as relative, it would sleep 10 s (1).
+ */
+static long c_clock_nanosleep(void)
+{
+	struct timespec ts = { .tv_sec = 10 }, after = { .tv_sec = 12 }, t0, t1;
+	long ret;
+
+	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &after, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ret = -clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME | FLAGS_UNKNOWN, &ts, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return ret ? ret : t1.tv_sec - t0.tv_sec >= 5;
 }
 
 static long p_sched_getattr(void)
@@ -751,6 +814,7 @@ const struct row later_rows[] = {
 	  .expect = "rejects EINVAL"),
 	F("open_by_handle_at", "2.6.39", "open's flags again: unknown bits pass",
 	  "O_ 1<<28", p_open_by_handle_at, EINVAL, .priv = 1,
+	  .control = c_open_by_handle_at, .control_is = -ENOTDIR,
 	  .expect = "ignores 0", .expect_nobody = "denied EPERM"),
 	F("execveat", "3.19", "execve's *at successor, with flags", "AT_ 1<<30",
 	  p_execveat, EINVAL,
@@ -786,8 +850,8 @@ const struct row later_rows[] = {
 	F("listns", "6.19", "flags from day one, none defined", "flags 1", p_listns, EINVAL,
 	  .expect = "rejects EINVAL"),
 	F("mount", "1.0", "MS_ flags: unknown bits ignored", "MS_ 0x200", p_mount, EINVAL,
-	  .priv = 1,
-	  .expect = "ignores ENOENT"),
+	  .priv = 1, .control = c_mount, .control_is = -EINVAL,
+	  .expect = "ignores 0", .expect_nobody = "denied EPERM"),
 	F("umount2", "2.1.116", "umount's successor, for flags", "1<<30", p_umount2, EINVAL,
 	  .priv = 1,
 	  .expect = "rejects EINVAL"),
@@ -867,6 +931,7 @@ const struct row later_rows[] = {
 	  .expect = "rejects EINVAL"),
 	F("clock_nanosleep", "2.6", "flags: unknown bits ignored", "1<<30",
 	  p_clock_nanosleep, EINVAL,
+	  .control = c_clock_nanosleep, .control_is = 0,
 	  .expect = "ignores 0"),
 
 	/* Memory */
@@ -923,6 +988,7 @@ const struct row later_rows[] = {
 	  .expect = "rejects EOPNOTSUPP"),
 	F("send", "2.0", "MSG_ flags: unknown bits ignored", "MSG_ 0x10000000",
 	  p_send, EINVAL,
+	  .control = c_send, .control_is = -EOPNOTSUPP,
 	  .expect = "ignores 0"),
 	F("io_uring_setup", "5.1", "flags in a struct that grows", "1<<30",
 	  p_io_uring_setup, EINVAL,
