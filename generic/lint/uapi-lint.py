@@ -3,13 +3,15 @@
 """uapi-lint: every ioctl of a uapi header, its payload read as an interface.
 
     uapi-lint.py [--check] [-q] [--tsv | --json] [--arch m64,m32] [-I DIR]...
-                 [--root DIR] [--allow IOCTL:KIND]... [-j N] HEADER|DIR...
+                 [--arch-include ARCH=DIR]... [--root DIR] [--allow IOCTL:KIND]...
+                 [-j N] HEADER|DIR...
 
 For each header (a directory: every .h under it), finds every ioctl command
 (#define NAME _IO/_IOR/_IOW/_IOWR(type, nr, payload), through macros the
 header defines on top of them too), compiles the header with gcc -g for each
-ABI (-m64 and -m32 by default) and reads each payload's layout from the
-DWARF gcc emitted, with pahole (Debian's dwarves): no C type is parsed here.
+ABI (-m64 and -m32 by default; mx32, and arm64 and armhf with clang and
+Debian's cross headers, on request) and reads each payload's layout from the DWARF gcc
+emitted, with pahole (Debian's dwarves): no C type is parsed here.
 For each payload it reports
 
     hole             a hole between fields (offset, bytes; inner structs too)
@@ -220,6 +222,24 @@ def abi_type(f):
     return None
 
 
+# Each ABI: the compiler and its options, and the width of an unsigned
+# long.  arm64 and armhf are compiled by clang, a cross compiler for every
+# target, with the asm/ headers of Debian's linux-libc-dev-arm64-cross and
+# -armhf-cross (found by clang itself; --arch-include ARCH=DIR puts a tree
+# of their own first).  Debian 12's gcc-aarch64-linux-gnu and
+# gcc-arm-linux-gnueabihf cannot be installed beside gcc-multilib, which
+# -m32 needs.  Every ABI here is little-endian.
+# The host's objcopy reads an arm object only as a generic ELF of its
+# class, named with -I.
+ARCHES = {
+    'm64': (['gcc', '-m64'], 8, []),
+    'm32': (['gcc', '-m32'], 4, []),
+    'mx32': (['gcc', '-mx32'], 4, []),
+    'arm64': (['clang', '--target=aarch64-linux-gnu'], 8, ['-I', 'elf64-little']),
+    'armhf': (['clang', '--target=arm-linux-gnueabihf'], 4, ['-I', 'elf32-little']),
+}
+
+
 def compile_header(hdr, root, extra_inc, payloads, consts, arch, work):
     """An object with one variable per payload, and each constant's value.
 
@@ -247,8 +267,9 @@ def compile_header(hdr, root, extra_inc, payloads, consts, arch, work):
                 lines[n] = c
                 n += 1
         obj = os.path.join(work, 'p-%s.o' % arch)
-        cmd = ['gcc', '-%s' % arch, '-g', '-c', '-w', '-fno-common', '-o', obj,
-               '-I', root] + sum([['-I', d] for d in extra_inc], []) + [src]
+        cmd = ARCHES[arch][0] + ['-g', '-c', '-w', '-fno-common', '-o', obj] + \
+            sum([['-I', d] for d in extra_inc.get(arch, [])], []) + \
+            ['-I', root] + sum([['-I', d] for d in extra_inc['']], []) + [src]
         r = subprocess.run(cmd, capture_output=True, text=True)
         if not r.returncode:
             return obj, left_out, None
@@ -267,10 +288,11 @@ def compile_header(hdr, root, extra_inc, payloads, consts, arch, work):
 SYM_RE = re.compile(r'^([0-9a-f]+)\s.*\s(\S+)\s+([0-9a-f]+)\s+(\S+)$')
 
 
-def values(obj, names, width):
-    """Each global's value (an unsigned long of @width bytes), from the
+def values(obj, names, arch):
+    """Each global's value (an unsigned long of the ABI's width), from the
     object's sections: gcc -c puts an initialised one in .data, a zero one
     in .bss."""
+    _, width, bfd = ARCHES[arch]
     r = subprocess.run(['objdump', '-t', obj], capture_output=True, text=True)
     where, out, sect = {}, {}, {}
     for line in r.stdout.splitlines():
@@ -280,7 +302,7 @@ def values(obj, names, width):
     for n, (sec, off) in where.items():
         if sec not in sect:
             raw = obj + '.' + sec.strip('.') + '.bin'
-            subprocess.run(['objcopy', '-O', 'binary', '--only-section=' + sec,
+            subprocess.run(['objcopy'] + bfd + ['-O', 'binary', '--only-section=' + sec,
                             obj, raw], capture_output=True)
             try:
                 sect[sec] = open(raw, 'rb').read()
@@ -307,7 +329,7 @@ def lint_header(hdr, args):
     with tempfile.TemporaryDirectory() as work:
         objs = {}
         for arch in args.arch:
-            obj, left_out, err = compile_header(hdr, root, args.I, payload_texts,
+            obj, left_out, err = compile_header(hdr, root, args.includes, payload_texts,
                                                 consts, arch, work)
             undefined.update(left_out)
             if obj is None:
@@ -316,7 +338,7 @@ def lint_header(hdr, args):
                 return result
             names = ['census_s%d' % i for i in range(len(payload_texts))] + \
                     ['census_c%d' % i for i in range(len(consts))]
-            vals = values(obj, set(names), 4 if arch == 'm32' or arch == 'mx32' else 8)
+            vals = values(obj, set(names), arch)
             objs[arch] = (obj, vals)
             for i, p in enumerate(payload_texts):
                 if p in undefined:
@@ -422,15 +444,24 @@ def main():
     ap.add_argument('-j', '--jobs', type=int, default=os.cpu_count() or 1)
     ap.add_argument('--root')
     ap.add_argument('-I', action='append', default=[])
+    ap.add_argument('--arch-include', action='append', default=[],
+                    help='ARCH=DIR, searched first for that ABI (its asm/)')
     ap.add_argument('--allow', action='append', default=[],
                     help='IOCTL:KIND, a finding the interface keeps on purpose')
     args = ap.parse_args()
     allowed = set(args.allow)
     args.arch = [a.lstrip('-') for a in args.arch.split(',') if a]
-    if not args.arch or any(a not in ('m64', 'm32', 'mx32') for a in args.arch):
-        print('uapi-lint: --arch takes m64, m32 (and mx32), comma-separated',
+    if not args.arch or any(a not in ARCHES for a in args.arch):
+        print('uapi-lint: --arch takes %s, comma-separated' % ', '.join(ARCHES),
               file=sys.stderr)
         return 2
+    args.includes = {'': args.I}
+    for ai in args.arch_include:
+        a, _, d = ai.partition('=')
+        if a not in ARCHES or not d:
+            print('uapi-lint: --arch-include takes ARCH=DIR', file=sys.stderr)
+            return 2
+        args.includes.setdefault(a, []).append(d)
     headers = list(headers_of(args.paths))
     if args.jobs > 1 and len(headers) > 1:
         with multiprocessing.Pool(args.jobs) as pool:

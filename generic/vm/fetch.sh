@@ -41,8 +41,11 @@ cache_var=$(echo "${name}_CACHE" | tr a-z A-Z)
 CACHE=${!cache_var:-$HOME/.cache/$name}
 PACKAGES="make gcc libc6-dev gcc-multilib qemu-system-x86 busybox-static cpio
 	  xz-utils dwarves perl"
-# What make lint needs on top
-LINT_PACKAGES="sparse cppcheck mandoc dkms kmod g++ g++-multilib python3"
+# What make lint needs on top (clang and the arm cross headers: uapi-lint's
+# arm64 and armhf ABIs; Debian 12's gcc cross compilers would remove
+# gcc-multilib)
+LINT_PACKAGES="sparse cppcheck mandoc dkms kmod g++ g++-multilib python3
+	       clang linux-libc-dev-arm64-cross linux-libc-dev-armhf-cross"
 # What make check-upstream needs on top of lint's: a kernel tree's build
 # (modules_prepare, objtool), docutils and Sphinx for the docs, rsync for
 # kselftest's install

@@ -11,8 +11,9 @@
 # Prints, per kernel, how many ioctl commands carry a struct and how many
 # of those have a flags field, a hole or tail padding, a 32/64-bit
 # difference, an ABI-dependent type, a size-versioning scheme; the
-# subsystems that do best and worst; and, between the first kernel and the
-# last, whether the ioctls added since follow the discipline more often.
+# subsystems that do best and worst; between the first kernel and the
+# last, whether the ioctls added since follow the discipline more often;
+# and, on the last, which 32/64-bit differences arm's ABIs share.
 # Each kernel's findings are kept as TSV in $FLAGSFIRST_BUILD/census/.
 # With CENSUS_DOC, the tables between that page's census markers are
 # remade.  Ends with "N passed, N failed": a kernel whose census did not
@@ -26,7 +27,8 @@ mkdir -p "$out"
 kernels=${CENSUS_KERNELS:-6.1 6.12 7.2}
 passed=0
 failed=0
-install_missing dwarves gcc-multilib binutils python3
+install_missing dwarves gcc-multilib binutils python3 clang \
+	linux-libc-dev-arm64-cross linux-libc-dev-armhf-cross
 
 # The headers of $1, as "ROOT ASMDIR VERSION": ROOT holds linux/, drm/, ...
 headers_of() {
@@ -89,6 +91,32 @@ for k in $kernels; do
 		failed=$((failed + 1))
 	fi
 done
+
+# The newest kernel again on arm64 and armhf (clang, with the asm/ headers
+# of Debian 12's linux-libc-dev-arm64-cross and -armhf-cross, the only
+# arch-specific headers, put first): which of the payloads that differ
+# between i386 and x86-64 also differ between the two arm ABIs.
+last=${kernels##* }
+read -r root asm version < <(headers_of "$last")
+for a in arm64:aarch64-linux-gnu armhf:arm-linux-gnueabihf; do
+	mkdir -p "$out/asm-${a%%:*}"
+	ln -sfn "/usr/${a#*:}/include/asm" "$out/asm-${a%%:*}/asm"
+done
+dirs=()
+for d in linux asm-generic drm misc mtd rdma regulator scsi sound video xen; do
+	[ -d "$root/$d" ] && dirs+=("$root/$d")
+done
+start=$SECONDS
+if python3 "$top/generic/lint/uapi-lint.py" --tsv --arch arm64,armhf --root "$root" \
+	--arch-include "arm64=$out/asm-arm64" --arch-include "armhf=$out/asm-armhf" \
+	"${dirs[@]}" | sed "s|$root/||" >"$out/$last.arm.tsv.new"; then
+	mv "$out/$last.arm.tsv.new" "$out/$last.arm.tsv"
+	echo "ok - census of $last's include/uapi on arm64 and armhf in $((SECONDS - start)) s"
+	passed=$((passed + 1))
+else
+	echo "not ok - census of $last on arm64 and armhf: uapi-lint failed"
+	failed=$((failed + 1))
+fi
 
 report=$out/report.md
 python3 "$top/lab/census/report.py" "$out" $kernels >"$report"

@@ -4,6 +4,7 @@
 as generic/lint/uapi-lint.py --tsv wrote them."""
 
 import collections
+import os
 import sys
 
 
@@ -19,7 +20,8 @@ def load(path):
             broken += 1
             continue
         c = cmds.setdefault((hdr, ioctl), {'payload': payload, 'kinds': set(),
-                                           'facts': facts, 'header': hdr})
+                                           'facts': facts, 'header': hdr,
+                                           'sizes': sizes.split('/')})
         c['kinds'].add(kind)
     return cmds, broken
 
@@ -134,6 +136,27 @@ def main():
         if news:
             print()
             print('Where the new struct ioctls are: ' + ', '.join('`%s`' % n for n in news) + '.')
+    arm_path = '%s/%s.arm.tsv' % (out, last)
+    if os.path.exists(arm_path):
+        arm = load(arm_path)[0]
+        x86 = {key: c for key, c in cmds.items()
+               if is_struct(c) and not key[0].startswith('asm/')}
+        # a struct each architecture defines its own way (asm/kvm.h's) is
+        # not one layout seen by two ABIs: the same size on both 64-bit
+        # ABIs or left out
+        both = [key for key in x86 if key in arm and is_struct(arm[key]) and
+                x86[key]['sizes'][0] == arm[key]['sizes'][0]]
+        i386 = [key for key in both if 'abi-differs' in x86[key]['kinds']]
+        armd = [key for key in both if 'abi-differs' in arm[key]['kinds']]
+        print()
+        print('On %s, of the %d struct payloads of the headers common to all '
+              'architectures (as big on arm64 as on x86-64), %s differ between -m32 and -m64 and %s between armhf '
+              'and arm64; %d differ on both (a long, a pointer: a size every 32-bit '
+              'ABI shares), %d on i386 alone (it aligns a __u64 to 4 bytes, armhf to '
+              '8), %d on armhf alone.'
+              % (last, len(both), pct(len(i386), len(both)), pct(len(armd), len(both)),
+                 len(set(i386) & set(armd)), len(set(i386) - set(armd)),
+                 len(set(armd) - set(i386))))
 
 
 if __name__ == '__main__':

@@ -77,8 +77,9 @@ check "uapi: kernel-doc -Wall" \
 # flags-less legacy op keeps no flags field on purpose (lesson 8).
 check "uapi-lint's oracles: each seeded defect found, and real structs as pahole shows them" \
 	lab/lint/uapi-lint-oracles.sh
-check "uapi-lint --check: every ioctl payload of the header" \
-	generic/lint/uapi-lint.py --check -q --allow FLAGSFIRST_IOC_RENAME_LEGACY:no-flags $hdr
+check "uapi-lint --check: every ioctl payload of the header, on x86-64, i386, arm64 and armhf" \
+	generic/lint/uapi-lint.py --check -q --arch m64,m32,arm64,armhf \
+	--allow FLAGSFIRST_IOC_RENAME_LEGACY:no-flags $hdr
 
 # Each kernel of the matrix: "KVER KDIR ROOT" (ROOT: the chroot that
 # builds for it, or -), one line each.

@@ -90,6 +90,15 @@ echo "#define OR_IOC_OK _IOWR('O', 1, struct or_ok)" >>"$tmp/linux/clean.h"
 "$lint" --check "$tmp/linux/clean.h" >/dev/null || { echo "--check failed a clean header"; bad=1; }
 allowed=$("$lint" --allow OR_IOC_NOFLAGS:no-flags "$tmp/linux/oracle.h")
 grep -q 'OR_IOC_NOFLAGS.*: ok$' <<<"$allowed" || { echo "--allow did not drop the finding"; bad=1; }
+# arm64 and armhf (clang, Debian's cross headers): armhf aligns a __u64 to
+# 8 as x86-64 does, so or_m32 differs on i386 alone; a long is 4 bytes on
+# both 32-bit ABIs, and armhf's or_long is still 16 (4 of them padding)
+arm=$("$lint" --tsv --arch m64,m32,arm64,armhf "$tmp/linux/oracle.h") ||
+	{ echo "uapi-lint --arch m64,m32,arm64,armhf failed"; bad=1; }
+grep -qP 'OR_IOC_M32\t.*\tabi-differs\tsize 24 \(-m64\), 20 \(-m32\), 24 \(-arm64\), 24 \(-armhf\)' <<<"$arm" ||
+	{ echo "OR_IOC_M32: not 24 bytes on arm64 and armhf, 20 on i386"; bad=1; }
+grep -qP 'OR_IOC_LONG\t.*\tabi-differs\tsize 16 \(-m64\), 12 \(-m32\), 16 \(-arm64\), 16 \(-armhf\)' <<<"$arm" ||
+	{ echo "OR_IOC_LONG: not 12 bytes on i386 and 16 elsewhere"; bad=1; }
 # real structs, against pahole by hand (above)
 real="FITRIM no-flags
 FS_IOC_FSGETXATTR not-8-multiple
