@@ -25,7 +25,12 @@ enum row_kind {
 struct row {
 	const char *name;
 	enum row_kind kind;
-	const char *since;	/* the release that added the call (or the rule) */
+	/*
+	 * The release that added the call (or the rule); "A-B" when it came
+	 * in a release from A to B and no source at hand says which (a call
+	 * newer than 6.12, the last tree before 7.2 the project can fetch)
+	 */
+	const char *since;
 	const char *arg;	/* the unknown bit, the size rule, or the question */
 	const char *lesson;
 	/*
@@ -97,12 +102,22 @@ extern unsigned char big[];
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-/* The unknown bits (none is defined by 7.2's uapi headers for its call) */
+/*
+ * The unknown bits: none is defined for its call by the uapi headers of
+ * any kernel of the matrix (lab/survey/bits.py reads these values and
+ * checks each family's, from make census)
+ */
 #define O_UNKNOWN	(1 << 28)	/* O_*, and the fd flags built on them */
 #define AT_UNKNOWN	(1 << 30)	/* AT_*, RENAME_* */
 #define MAP_UNKNOWN	0x200000	/* between MAP_FIXED_NOREPLACE and MAP_HUGE_* */
 #define MFD_UNKNOWN	0x100000	/* MFD_* end at 0x10, MFD_HUGE_* start at bit 26 */
 #define CLONE_UNKNOWN	(1ULL << 40)	/* CLONE_* end at bit 37 */
 #define WAIT_UNKNOWN	0x100		/* between WCONTINUED and WNOWAIT */
+#define FLAGS_UNKNOWN	(1U << 30)	/* a call's own flags, none that high */
+#define RWF_UNKNOWN	(1 << 30)	/* RWF_* end at 0x100 */
+#define MSG_UNKNOWN	0x10000000	/* between MSG_SPLICE_PAGES and MSG_FASTOPEN */
+#define IN_UNKNOWN	0x08000000	/* between IN_EXCL_UNLINK and IN_MASK_CREATE */
+#define FUTEX2_UNKNOWN	0x100000	/* FUTEX2_* end at FUTEX2_PRIVATE, 0x80 */
+#define MS_UNKNOWN	0x200		/* between MS_NOSYMFOLLOW and MS_NOATIME */
 
 #endif /* FLAGSFIRST_ATLAS_H */

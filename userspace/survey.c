@@ -241,12 +241,18 @@ static int release_of(const char *s)
 static const char *pinned_at(const char *pinned, const char *since, int release,
 			     char *buf, size_t len)
 {
-	const char *p = pinned;
+	const char *p = pinned, *dash = strchr(since, '-');
 	int from = release_of(since);
 
 	snprintf(buf, len, "absent ENOSYS");
 	if (!pinned)
 		return NULL;
+	/* "A-B": the call came in a release from A to B, not known which */
+	if (dash) {
+		from = release_of(dash + 1);
+		if (release >= release_of(since) && release < from)
+			buf[0] = '\0';
+	}
 	while (*p) {
 		const char *end = strchr(p, ';'), *colon = strchr(p, ':');
 		size_t n = end ? (size_t)(end - p) : strlen(p);
@@ -493,12 +499,12 @@ int cmd_survey(int argc, char **argv)
 				part = part_of(row);
 				if (part)
 					printf("\n# %s\n", part_title[part]);
-				printf("%-33s %-7s %-20s %-22s %s\n", part ? "call:rule" : "call",
+				printf("%-33s %-8s %-20s %-22s %s\n", part ? "call:rule" : "call",
 				       "since", part_arg[part], "verdict", "lesson");
 				if (!part)
 					printf("# %s\n", part_title[part]);
 			}
-			printf("%-33s %-7s %-20s %-22s %s\n", r->name, row->since, row->arg,
+			printf("%-33s %-8s %-20s %-22s %s\n", r->name, row->since, row->arg,
 			       r->got, r->nobody ? "(as uid 65534)" : row->lesson);
 		}
 	}

@@ -221,13 +221,13 @@ const struct row discover_rows[] = {
 	  "IORING_REGISTER_PROBE", d_io_uring_probe, "ops=%ld",
 	  .expect = "tells *; 6.1: tells ops=49; 6.2: tells *; 6.12: tells ops=58; "
 		  "6.13: tells *; 7.2: tells ops=65"),
-	D("io_uring-QUERY", "6.18", "no ring: ops, flags and features",
+	D("io_uring-QUERY", "6.13-7.2", "no ring: ops, flags and features",
 	  "IORING_REGISTER_QUERY", d_io_uring_query, "ops=%ld",
 	  .expect = "0: fails EINVAL; 6.13-7.2: tells ops=65"),
 	D("statmount-SUPPORTED_MASK", "6.8", "the mask bits this kernel knows",
 	  "param SUPPORTED_MASK", d_statmount_mask, "mask=%#lx",
 	  .expect = "silent 0; 6.15: tells *; 7.2: tells mask=0x7fff"),
-	D("pidfd-SUPPORTED_MASK", "6.19", "the info bits this kernel knows",
+	D("pidfd-SUPPORTED_MASK", "6.13-7.2", "the info bits this kernel knows",
 	  "PIDFD_GET_INFO mask", d_pidfd_mask, "mask=%#lx",
 	  .expect = "0: fails ENOTTY; 6.2-6.12: fails EINVAL; 6.13: silent 0; 6.19: tells *; "
 		  "7.2: tells mask=0xff"),

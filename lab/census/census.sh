@@ -13,7 +13,9 @@
 # difference, an ABI-dependent type, a size-versioning scheme; the
 # subsystems that do best and worst; between the first kernel and the
 # last, whether the ioctls added since follow the discipline more often;
-# and, on the last, which 32/64-bit differences arm's ABIs share.
+# and, on the last, which 32/64-bit differences arm's ABIs share.  Each
+# kernel's headers also answer lab/survey/bits.py: the survey's unknown
+# bits are defined by none of them.
 # Each kernel's findings are kept as TSV in $FLAGSFIRST_BUILD/census/.
 # With CENSUS_DOC, the tables between that page's census markers are
 # remade.  Ends with "N passed, N failed": a kernel whose census did not
@@ -88,6 +90,15 @@ for k in $kernels; do
 		fi
 	else
 		echo "not ok - census of $k: uapi-lint failed"
+		failed=$((failed + 1))
+	fi
+	# the survey's unknown bits (userspace/atlas.h), none defined here
+	if python3 "$top/lab/survey/bits.py" "$root:$asm" >"$out/$k.bits"; then
+		echo "ok - the survey's unknown bits are undefined in $k's headers ($(grep -c '^ok' "$out/$k.bits") families)"
+		passed=$((passed + 1))
+	else
+		echo "not ok - the survey's unknown bits: $k's headers define one"
+		grep -v '^ok' "$out/$k.bits" | sed 's/^/#   /'
 		failed=$((failed + 1))
 	fi
 done
