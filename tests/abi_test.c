@@ -257,4 +257,34 @@ TEST(loading_the_module_does_not_taint_the_kernel_as_a_test)
 	EXPECT_EQ(0, tainted & (1L << 18)) TH_LOG("TAINT_TEST: a KUnit suite ran");
 }
 
+/*
+ * An ioctl's number carries its payload's size: these are the numbers of
+ * a 64-bit program, pinned, so that the -m32 cells, which build this same
+ * file as a 32-bit one, fail if any struct had another layout there (a
+ * second number, and compat code in the module to match it).
+ */
+TEST(every_ioctl_number_is_the_same_for_32_and_64_bit_programs)
+{
+	static const struct {
+		unsigned long cmd, want;
+	} pins[] = {
+#if HEADER_ABI >= 1
+		{ FLAGSFIRST_IOC_SET, 0xc0285900 },
+#else
+		{ FLAGSFIRST_IOC_SET, 0xc0205900 },
+#endif
+		{ FLAGSFIRST_IOC_GET, 0xc0305901 },
+		{ FLAGSFIRST_IOC_DELETE, 0xc0105902 },
+		{ FLAGSFIRST_IOC_RENAME, 0xc0185903 },
+		{ FLAGSFIRST_IOC_RENAME_LEGACY, 0x40105904 },
+		{ FLAGSFIRST_IOC_WATCH, 0xc0105905 },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(pins); i++)
+		EXPECT_EQ(pins[i].want, pins[i].cmd)
+			TH_LOG("op %lu, built as a %zu-bit program",
+			       (unsigned long)_IOC_NR(pins[i].cmd), sizeof(long) * 8);
+}
+
 TEST_HARNESS_MAIN

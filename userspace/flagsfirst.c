@@ -18,6 +18,8 @@
 #include <unistd.h>
 
 #include <linux/flagsfirst.h>
+#include <linux/fs.h>
+#include <linux/nvme_ioctl.h>
 
 #include "survey.h"
 #include "tour.h"
@@ -174,6 +176,7 @@ static int usage(void)
 	      "       flagsfirst watch [--mask set,delete,rename,exchange] [--count N]\n"
 	      "       flagsfirst probe\n"
 	      "       flagsfirst survey [--tsv | --ktap | --pinned]\n"
+	      "       flagsfirst ioctls\n"
 	      "       flagsfirst tour [--pause] [LESSON...]   (as root, the module loaded)\n"
 	      "       flagsfirst tour --list\n"
 	      "       flagsfirst raw set|get|delete|rename|watch --size N --flags X\n"
@@ -530,6 +533,43 @@ static const struct op ops[] = {
 	  watch_flags, watch_fields, raw_watch, raw_watch_done, cmd_watch },
 };
 
+/*
+ * The ioctl numbers this program was built with, and two of Linux's to
+ * compare (lesson 12): a 32-bit build (flagsfirst-m32) prints the same
+ * numbers for flagsfirst's ops, whose structs have one layout on every
+ * ABI, and others for a payload that does not.
+ */
+static int cmd_ioctls(void)
+{
+	static const struct {
+		const char *name, *payload;
+		unsigned long cmd;
+	} cmds[] = {
+		{ "FLAGSFIRST_IOC_SET", "struct flagsfirst_set", FLAGSFIRST_IOC_SET },
+		{ "FLAGSFIRST_IOC_GET", "struct flagsfirst_get", FLAGSFIRST_IOC_GET },
+		{ "FLAGSFIRST_IOC_DELETE", "struct flagsfirst_delete", FLAGSFIRST_IOC_DELETE },
+		{ "FLAGSFIRST_IOC_RENAME", "struct flagsfirst_rename", FLAGSFIRST_IOC_RENAME },
+		{ "FLAGSFIRST_IOC_RENAME_LEGACY", "struct flagsfirst_rename_legacy",
+		  FLAGSFIRST_IOC_RENAME_LEGACY },
+		{ "FLAGSFIRST_IOC_WATCH", "struct flagsfirst_watch", FLAGSFIRST_IOC_WATCH },
+		/* a __u32 before a __u64: 4 bytes shorter on i386 */
+		{ "NVME_IOCTL_SUBMIT_IO", "struct nvme_user_io", NVME_IOCTL_SUBMIT_IO },
+		/* a long in the number (the kernel reads an int) */
+		{ "FS_IOC_GETFLAGS", "long", FS_IOC_GETFLAGS },
+	};
+	static const char *const dirs[] = { "none", "write", "read", "read-write" };
+	size_t i;
+
+	printf("# built as a %zu-bit program: command, direction, type, nr, size\n",
+	       sizeof(long) * 8);
+	for (i = 0; i < ARRAY_SIZE(cmds); i++)
+		printf("%-28s 0x%08lx %-10s '%c' %3lu %4lu bytes (%s)\n", cmds[i].name,
+		       cmds[i].cmd, dirs[_IOC_DIR(cmds[i].cmd)], (int)_IOC_TYPE(cmds[i].cmd),
+		       (unsigned long)_IOC_NR(cmds[i].cmd),
+		       (unsigned long)_IOC_SIZE(cmds[i].cmd), cmds[i].payload);
+	return 0;
+}
+
 /* flagsfirst, as it describes itself to the client core (client.h). */
 static const struct client client = {
 	.name = "flagsfirst",
@@ -617,6 +657,8 @@ int main(int argc, char **argv)
 		return cmd_survey(argc - 2, argv + 2);
 	if (!strcmp(cmd, "tour"))
 		return cmd_tour(argc - 2, argv + 2);
+	if (!strcmp(cmd, "ioctls"))
+		return argc > 2 ? usage() : cmd_ioctls();
 	fd = open_dev();
 	if (fd < 0)
 		return 1;

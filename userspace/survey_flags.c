@@ -172,11 +172,18 @@ static long p_utimensat(void)
 	return res(utimensat(AT_FDCWD, in_dir("file"), NULL, AT_UNKNOWN));
 }
 
+/* newfstatat on 64-bit ABIs, fstatat64 (a bigger struct) on i386 */
+#ifdef SYS_newfstatat
+#define NR_fstatat	SYS_newfstatat
+#else
+#define NR_fstatat	SYS_fstatat64
+#endif
+
 static long p_fstatat(void)
 {
-	struct stat st;
+	unsigned char st[256];	/* struct stat or struct stat64 */
 
-	return res(syscall(SYS_newfstatat, AT_FDCWD, in_dir("file"), &st, AT_UNKNOWN));
+	return res(syscall(NR_fstatat, AT_FDCWD, in_dir("file"), st, AT_UNKNOWN));
 }
 
 static long p_linkat(void)

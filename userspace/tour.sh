@@ -7,7 +7,8 @@
 # project.  What a lesson needs beyond the client it looks for beside it,
 # or where $FLAGSFIRST_KO and $FLAGSFIRST_TESTS say (make demo sets them):
 # flagsfirst-v0 (the client built against the frozen ABI-0 header),
-# races_test (the CLOEXEC race) and the module's .ko (the reload with
+# flagsfirst-m32 (the client as a 32-bit program), races_test (the
+# CLOEXEC race) and the module's .ko (the reload with
 # abi_version=0, else modinfo -n finds an installed one).  Without them,
 # the part is skipped and named at the end.
 #
@@ -29,8 +30,8 @@ for arg; do
 	case $arg in
 	--pause) pause=1 ;;
 	--list) list=1 ;;
-	[1-9] | 1[01]) only="$only $arg " ;;
-	*)	echo "usage: flagsfirst tour [--pause] [LESSON...] | --list (lessons 1-11)" >&2
+	[1-9] | 1[012]) only="$only $arg " ;;
+	*)	echo "usage: flagsfirst tour [--pause] [LESSON...] | --list (lessons 1-12)" >&2
 		exit 2 ;;
 	esac
 done
@@ -44,6 +45,9 @@ flagsfirst() { "$self" "$@"; }
 v0=
 [ -x "$here/flagsfirst-v0" ] && v0=$here/flagsfirst-v0
 flagsfirst_v0() { "$v0" "$@"; }
+m32=
+[ -x "$here/flagsfirst-m32" ] && m32=$here/flagsfirst-m32
+flagsfirst_m32() { "$m32" "$@"; }
 races=
 for d in "$here" "${FLAGSFIRST_TESTS:-}"; do
 	[ -n "$d" ] && [ -x "$d/races_test" ] && races=$d/races_test && break
@@ -323,6 +327,27 @@ $row	"*) ;;
 	done <<ROWS
 $rows
 ROWS
+fi
+
+if lesson 12 "12. Every ioctl read as an interface: the uapi census" \
+	"An ioctl's number carries its payload's size, so a struct whose layout" \
+	"differs between 32- and 64-bit programs gets two numbers, and the driver" \
+	"needs compat code for the second.  make census reads every ioctl of" \
+	"Linux's include/uapi with uapi-lint (docs/census.md): a fifth of the" \
+	"struct payloads differ between -m32 and -m64, a quarter have a flags" \
+	"field.  NVME_IOCTL_SUBMIT_IO's struct puts a __u64 after a __u32, which" \
+	"i386 aligns to 4: 48 bytes for a 64-bit program, 44 for a 32-bit one, so" \
+	"the kernel carries NVME_IOCTL_SUBMIT_IO32.  flagsfirst's structs have one" \
+	"layout everywhere: the same numbers, and a 32-bit client that just works."; then
+	shows "NVME_IOCTL_SUBMIT_IO         0x40304e42" flagsfirst ioctls
+	if [ -n "$m32" ]; then
+		shows "NVME_IOCTL_SUBMIT_IO         0x402c4e42" flagsfirst_m32 ioctls
+		run flagsfirst_m32 set i386 "a 32-bit program's value"
+		shows '"a 32-bit program'"'"'s value"' flagsfirst get i386
+		flagsfirst delete i386 >/dev/null 2>&1
+	else
+		skip "lesson 12's 32-bit client" "no flagsfirst-m32 beside the client (userspace/flagsfirst-m32)"
+	fi
 fi
 
 [ -n "$list" ] && exit 0

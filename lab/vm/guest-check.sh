@@ -135,16 +135,16 @@ if [ -z "${ffcells:-}" ]; then
 				mark "tour drive $name failed"
 			fi
 		}
-		drive list sh -c '[ "$(flagsfirst tour --list | grep -c "^[0-9]*\. ")" = 11 ]'
+		drive list sh -c '[ "$(flagsfirst tour --list | grep -c "^[0-9]*\. ")" = 12 ]'
 		drive lessons sh -c 'flagsfirst tour 4 7 >/tmp/t47 2>&1 &&
 			grep -q "^=== 4\. " /tmp/t47 && grep -q "^=== 7\. " /tmp/t47 &&
-			! grep -q "^=== [1235689]\. \|^=== 1[01]\. " /tmp/t47 &&
+			! grep -q "^=== [1235689]\. \|^=== 1[012]\. " /tmp/t47 &&
 			grep -q "tour: [0-9]* steps, 0 wrong" /tmp/t47'
 		drive pause sh -c 'yes "" | head -n 100 | flagsfirst tour 3 --pause >/tmp/t3 2>&1 &&
 			[ "$(grep -o "\[Enter\]" /tmp/t3 | wc -l)" = 2 ]'
 		drive wrong-exits-1 sh -c 'FLAGSFIRST_DEV=/dev/null flagsfirst tour 2 >/tmp/t2 2>&1
 			[ $? = 1 ] && grep -q "tour: [0-9]* steps, [1-9][0-9]* wrong" /tmp/t2'
-		drive bad-usage-exits-2 sh -c 'flagsfirst tour 12 2>/dev/null; [ $? = 2 ]'
+		drive bad-usage-exits-2 sh -c 'flagsfirst tour 13 2>/dev/null; [ $? = 2 ]'
 		rmmod flagsfirst || mark "check rmmod after the tour failed"
 	else
 		mark "check insmod for the tour failed"

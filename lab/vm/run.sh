@@ -135,6 +135,7 @@ TOPICS=$(make -s --no-print-directory -C "$top/tests" topics)
 "$fetch" deps
 ksft=$("$fetch" source)/tools/testing/selftests
 make -s -j"$(nproc)" -C "$top" userspace tests KSFT_DIR="$ksft"
+make -s -C "$top/userspace" flagsfirst-m32
 qemu_args=${QEMU_ARGS:-}
 
 build_initramfs() {	# kver ko [against-ko] -> path of the cpio
@@ -150,7 +151,8 @@ build_initramfs() {	# kver ko [against-ko] -> path of the cpio
 	for a in ${extra_files[@]+"${extra_files[@]}"}; do
 		cp "${a%%=*}" "$root/${a#*=}"
 	done
-	cp "$top/userspace/flagsfirst" "$top/userspace/flagsfirst-v0" "$root/bin/"
+	cp "$top/userspace/flagsfirst" "$top/userspace/flagsfirst-v0" \
+	   "$top/userspace/flagsfirst-m32" "$root/bin/"
 	# The suites: a program per topic, each in the matrix's four builds
 	mkdir -p "$root/tests"
 	echo "$TOPICS" >"$root/tests/topics"
@@ -305,7 +307,7 @@ check_tour() {	# kver log
 	done
 	if grep -q "^=== flagsfirst: tour (demo) skipped" "$2"; then
 		record fail "$1: the tour as make demo runs it skipped: $(grep "^=== flagsfirst: tour (demo) skipped" "$2")"
-	elif grep -q "^=== flagsfirst: tour (client alone) skipped: lesson 9's race; lesson 10's old binary; lesson 10's reload as ABI 0 ===\$" "$2"; then
+	elif grep -q "^=== flagsfirst: tour (client alone) skipped: lesson 9's race; lesson 10's old binary; lesson 10's reload as ABI 0; lesson 12's 32-bit client ===\$" "$2"; then
 		record ok
 	else
 		record fail "$1: the tour with the client alone did not name what it skipped"
