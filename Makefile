@@ -110,12 +110,13 @@ bench-baseline:
 	lab/bench/check.sh --write
 
 # The interface as a patch series for Linux (generic/upstream/series.sh),
-# against KSRC (default: Debian's linux-source-6.12), into UPSTREAM_OUT;
+# against KSRC (default: the newest tree the project can fetch, sid's
+# linux-source, 7.2 today), into UPSTREAM_OUT;
 # check-upstream proves it on 6.12 and sid's newest (SERIES= narrows it)
 UPSTREAM_OUT ?= build/upstream/series
 upstream:
 	$(MAKE) -s -C tests gen/now/ops.h gen/releases.h
-	generic/upstream/series.sh "$(or $(KSRC),$(shell generic/vm/fetch.sh source))" $(UPSTREAM_OUT)
+	generic/upstream/series.sh "$(or $(KSRC),$(shell generic/vm/fetch.sh source newest))" $(UPSTREAM_OUT)
 
 check-upstream:
 	$(MAKE) -s -C tests gen/now/ops.h gen/releases.h
