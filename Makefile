@@ -126,6 +126,7 @@ check-upstream:
 # docs/survey.md as it is)
 survey:
 	SURVEY_DOC=$${SURVEY_DOC-docs/survey.md} lab/vm/run.sh survey
+	SURVEY_DOC=$${SURVEY_DOC-docs/survey.md} lab/survey/witnesses.sh
 
 # Every mutant of lab/mutate/mutants must be killed (MUTANTS="a b" for
 # some; MUTATE_SAMPLE=1 for the sample .ci/run takes)

@@ -8,8 +8,9 @@
 #   fetch.sh deps [lint|upstream]  install the packages the build and the
 #                            VM need (and those of make lint, or of make
 #                            check-upstream: a kernel tree's build)
-#   fetch.sh source [newest] linux-source-6.12 (kselftest harness,
-#                            checkpatch), or sid's newest linux-source;
+#   fetch.sh source [6.1|newest] linux-source-6.12 (kselftest harness,
+#                            checkpatch), bookworm's 6.1 (the survey's
+#                            witnesses) or sid's newest linux-source;
 #                            prints the tree's path
 #   fetch.sh kernel SERIES   newest Debian kernel of SERIES and its headers;
 #                            prints "KVER VMLINUZ KDIR ROOT"
@@ -344,13 +345,15 @@ kernel() {
 	printf '%s %s %s -\n' "$kver" "$dir/boot/vmlinuz-$kver" "$kdir"
 }
 
-source_tree() {	# [newest]
+source_tree() {	# [6.1 | 6.12 | newest]
 	local pkg=linux-source-6.12 version tree tarball
 	if [ "${1:-6.12}" = newest ]; then
 		use_sid
 		pkg=$(resolve linux-source linux-source- | sort -V | tail -n 1)
+	elif [ "${1:-6.12}" = 6.1 ]; then
+		pkg=linux-source-6.1	# bookworm's too (the survey's witnesses)
 	elif [ "${1:-6.12}" != 6.12 ]; then
-		fail "no linux-source for '$1' (6.12 or newest)"
+		fail "no linux-source for '$1' (6.1, 6.12 or newest)"
 	fi
 	tree=$CACHE/$pkg
 	version=$(version_of "$pkg")
