@@ -66,12 +66,20 @@ build_module() {	# kver kdir root -> path of the .ko
 	if [ "$3" = - ]; then
 		make -s -C "$2" M="$src" $kunit modules >&2 || return 1
 	else
-		in=/build/$1
-		rm -rf "$3$in"
-		mkdir -p "$3$in"
+		# a directory of this build's own: two projects (or two
+		# checkouts) that share the cache may build for one kernel at
+		# once, and a shared /build/KVER was emptied under the other
+		# ("can't create module/account.o", seen)
+		mkdir -p "$3/build"
+		in=$(mktemp -d "$3/build/$1.XXXXXX")
+		in=${in#"$3"}
 		cp -r "$src/." "$3$in/"
-		"$vm_lib_dir/in-chroot.sh" "$3" make -s -C "$2" M="$in" modules >&2 || return 1
+		if ! "$vm_lib_dir/in-chroot.sh" "$3" make -s -C "$2" M="$in" modules >&2; then
+			rm -rf "${3:?}$in"
+			return 1
+		fi
 		cp "$3$in"/module/*.ko "$src/module/"
+		rm -rf "${3:?}$in"
 	fi
 	echo "$src/module/$vm_name.ko"
 }
