@@ -100,9 +100,9 @@ TEST_F_TIMEOUT(limits, the_longest_get_during_a_65536_entry_delete_all_is_short,
 	       (unsigned long long)g.worst_ns / 1000);
 	/*
 	 * Before, GETs spun for the whole removal: about half of the call.
-	 * (A quarter, not less: in make check's timed VM the two vCPUs take
-	 * turns, and a GET may wait for the other's turn; 20 ms of a 178 ms
-	 * call was seen.)
+	 * (A quarter, not less: in a VM whose clock counts instructions
+	 * (QEMU's -icount) the two vCPUs take turns, and a GET may wait for
+	 * the other's turn; 20 ms of a 178 ms call was seen.)
 	 */
 	EXPECT_GT(took / 4, g.worst_ns) TH_LOG("a GET waited for DELETE_ALL");
 }

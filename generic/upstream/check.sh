@@ -20,6 +20,8 @@
 #     before, plus the one new entry, which sits where the script would
 #     sort it, its fields in the script's order
 #   - kernel-doc -none -Wall on every new source file and the header
+#   - no line of the series names a file the tree does not have, or one of
+#     the project's make targets: its comments point at the tree
 #   - the documentation built with Sphinx (make htmldocs
 #     SPHINXDIRS=userspace-api), before and after the series: no new
 #     warning, and the new page in the built index
@@ -241,6 +243,31 @@ one() {	# series
 		maintainers_check "$repo" "$base" "$UPPER ${MAINT_WHAT:-INTERFACE}"
 	local new
 	new=$(git -C "$repo" diff --name-only --diff-filter=A "$base" HEAD -- '*.c' '*.h' | xargs)
+	# A comment of the series points at the tree it lands in, never at
+	# the project it came from (docs/, generic/, make check ...)
+	check "$series: every file path the series' lines name is in the tree" \
+		python3 - "$repo" "$base" <<'PY'
+import os, re, subprocess, sys
+repo, base = sys.argv[1:]
+diff = subprocess.run(['git', '-C', repo, 'diff', base, 'HEAD'], capture_output=True,
+                      text=True).stdout
+path_re = re.compile(r'(?<![\w<"./-])((?:[A-Za-z0-9_.-]+/)+[A-Za-z0-9_-]+\.(?:c|h|md|rst|sh|py|txt))\b')
+f = None
+for line in diff.splitlines():
+    if line.startswith('+++ b/'):
+        f = line[6:]
+        continue
+    if not line.startswith('+') or line.startswith('+++') or 'http' in line:
+        continue
+    for p in path_re.findall(line[1:]):
+        d = os.path.dirname(f)
+        if not any(os.path.exists(os.path.join(repo, c)) for c in
+                   (p, os.path.join(d, p), os.path.join('include', p),
+                    os.path.join('include/uapi', p))):
+            print('%s: %s' % (f, p))
+PY
+	check "$series: a project's make target is not named in the series" bash -c "
+		git -C '$repo' diff '$base' HEAD | grep -nE '^\+.*\bmake (check|lint|mutate|bench|survey|demo|census|upstream|check-[a-z]+)\b'; true"
 	check "$series: kernel-doc -none -Wall on the series' new C files" bash -c "
 		cd '$repo' && perl scripts/kernel-doc -none -Wall $new 2>&1"
 	check "$series: docutils reads Documentation/userspace-api/$NAME.rst (kernel-doc directives aside)" bash -c "

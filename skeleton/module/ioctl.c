@@ -60,8 +60,7 @@ FFST_HANDLER(skel_configure, struct skel_configure)
  * CHECK_FIELDS's answer; the struct's size and flags in each ABI release
  * (growing it: a row); the layout the dispatcher relies on (each
  * _SIZE_VER<n> of the header is checked against offsetofend() of its
- * field by tests/tables.sh, which every build of the client and the suite
- * runs)
+ * field whenever the suite's and the client's tables are made)
  */
 static const struct skel_configure skel_configure_fields = {
 	.value = ~0ULL,
