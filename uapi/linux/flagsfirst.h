@@ -7,8 +7,8 @@
  * takes a struct versioned by its size (the size travels in the ioctl
  * number, as in DRM), and can be asked what it supports (CHECK_FIELDS).
  *
- * ioctl numbers: type 'Y', numbers 0x00-0x1F.  Documentation/userspace-api/
- * ioctl/ioctl-number.rst (6.1 and 6.12) lists no user of 'Y'.
+ * ioctl numbers: type 'Y', numbers 0x00-0x1F; no user of 'Y' is listed in
+ * Documentation/userspace-api/ioctl/ioctl-number.rst (6.1 and 6.12).
  */
 #ifndef _UAPI_LINUX_FLAGSFIRST_H
 #define _UAPI_LINUX_FLAGSFIRST_H
