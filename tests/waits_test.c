@@ -75,7 +75,7 @@ static void *get_loop(void *arg)
 TEST_F_TIMEOUT(limits, the_longest_get_during_a_65536_entry_delete_all_is_short, 600)
 {
 	struct getter g = { .fd = self->fd, .name = "latency.0" };
-	uint64_t t0, took;
+	uint64_t t0, took, alone;
 	char name[32];
 	long deleted;
 	int i;
@@ -87,6 +87,16 @@ TEST_F_TIMEOUT(limits, the_longest_get_during_a_65536_entry_delete_all_is_short,
 	ASSERT_EQ(0, pthread_create(&g.tid, NULL, get_loop, &g));
 	while (atomic_load(&g.gets) < 1000)
 		usleep(1000);
+	/*
+	 * What a GET waits here beside any busy thread, measured in the same
+	 * VM just before: this thread spins in user space for 200 ms.  Where
+	 * the vCPUs take turns (QEMU's -icount) a GET waits for the other's
+	 * turn too, whatever that one does (up to 24 ms, seen).
+	 */
+	g.worst_ns = 0;
+	for (t0 = now_ns(); now_ns() - t0 < 200 * 1000 * 1000;)
+		;
+	alone = g.worst_ns;
 	g.worst_ns = 0;
 	t0 = now_ns();
 	deleted = del(self->fd, "", FLAGSFIRST_DELETE_ALL);
@@ -98,13 +108,15 @@ TEST_F_TIMEOUT(limits, the_longest_get_during_a_65536_entry_delete_all_is_short,
 	printf("# DELETE_ALL of %ld entries took %llu us; the longest GET meanwhile %llu us\n",
 	       deleted, (unsigned long long)took / 1000,
 	       (unsigned long long)g.worst_ns / 1000);
+	printf("# the longest GET beside a thread that spun 200 ms: %llu us\n",
+	       (unsigned long long)alone / 1000);
 	/*
 	 * Before, GETs spun for the whole removal: about half of the call.
-	 * (A quarter, not less: in a VM whose clock counts instructions
-	 * (QEMU's -icount) the two vCPUs take turns, and a GET may wait for
-	 * the other's turn; 20 ms of a 178 ms call was seen.)
+	 * Now a GET waits no more than a quarter of it beyond what it waits
+	 * beside any busy thread (24 ms of a 78 ms call was seen under
+	 * -icount, where a quarter alone failed).
 	 */
-	EXPECT_GT(took / 4, g.worst_ns) TH_LOG("a GET waited for DELETE_ALL");
+	EXPECT_GT(took / 4 + alone, g.worst_ns) TH_LOG("a GET waited for DELETE_ALL");
 }
 
 /* A table of @n root-owned entries named @prefix.N; 0 or the failing SET's errno. */
