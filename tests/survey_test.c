@@ -142,6 +142,11 @@ TEST_F(survey, reports_the_documented_verdict)
 {
 	char want[128];
 
+	/* a kernel built without the call (the debug kernels' tinyconfig has no CONFIG_NET) */
+	snprintf(want, sizeof(want), "\n%.*s\tabsent\tENOSYS\n",
+		 (int)strcspn(variant->row, "\t"), variant->row);
+	if (strstr(self->tsv, want))
+		SKIP(return, "this kernel has no such call");
 	snprintf(want, sizeof(want), "\n%s\n", variant->row);
 	EXPECT_NE(NULL, strstr(self->tsv, want))
 		TH_LOG("no row '%s' in:%s", variant->row, self->tsv);
