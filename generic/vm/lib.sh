@@ -121,7 +121,7 @@ accel_of() {
 # host slows it but cannot make a call in it look longer (the tests that
 # bound a wait run there).  QEMU 7.2's TCG under -icount double-faults
 # now and then on the instruction after a cmpxchg16b (SLUB's per-cpu fast
-# path), the saved EFLAGS holding a general register's low half: 2 of 7
+# path), the saved EFLAGS the low half of a kernel address: 2 of 7
 # boots of a VM running waits_test; 0 of 10 with the CPU's CX16 hidden,
 # when the kernel's SLUB takes its path without it.  Set both for a boot:
 #	QEMU_ARGS="... $TIMED_QEMU_ARGS" VM_CPU=$TIMED_VM_CPU boot ...
