@@ -71,6 +71,24 @@ extern size_t nr_size_rows;
 void size_rows_init(void);
 long size_rule(const struct row *row);
 
+/* The mount calls' and file handles' probes (survey_mount.c), for survey_later.c's table */
+long p_open_tree(void);
+long p_open_tree_attr(void);
+long p_statmount(void);
+long p_listmount(void);
+long p_listns(void);
+long p_fsopen(void);
+long p_fsconfig(void);
+long p_fsmount(void);
+long p_fspick(void);
+long p_move_mount(void);
+long p_umount2(void);
+long p_mount(void);
+long c_mount(void);
+long p_name_to_handle_at(void);
+long p_open_by_handle_at(void);
+long c_open_by_handle_at(void);
+
 /* The private temporary directory: @name in it, and a fresh file there */
 char *in_dir(const char *name);
 int make_file(const char *name);
