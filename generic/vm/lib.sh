@@ -242,3 +242,56 @@ check_guest() {	# kver log
 		grep -E -B 2 -A 20 "$REPORTS" "$2" | head -n 80 | sed 's/^/#   /' || true
 	fi
 }
+
+# The cells of the ABI matrix that guest-check.sh runs, latest ABI first:
+# abiA.BIN.BITS for A from @latest down to 0, BIN current and each release.
+matrix_cells() {	# latest releases...
+	local abi bin bits latest=$1
+	shift
+	for abi in $(seq "$latest" -1 0); do
+		for bin in current "$@"; do
+			for bits in 64 32; do
+				echo "abi$abi.$bin.$bits"
+			done
+		done
+	done
+}
+
+# The ABI the module says it is when loaded with no parameter
+# (guest-check.sh's "check latest abi_version=N"), or nothing.
+latest_abi() {	# log
+	sed -n "s/^=== $VM_TAG: check latest abi_version=\([0-9]*\) ===\$/\1/p" "$1" | head -n 1
+}
+
+# What guest-check.sh says of loading and unloading the module: loaded
+# with no parameter it is ABI @latest, one past it is refused by the
+# module's own check, every ABI down to 0 loaded and unloaded, and no
+# "check ... failed" marker; with @abis, only those ABIs were loaded (the
+# cells make mutate asked for).
+check_loading() {	# kver log latest [abis]
+	local line abi next=$(($3 + 1))
+	if grep -q "^=== $VM_TAG: check latest abi_version=$3 ===\$" "$2"; then
+		record ok
+	else
+		record fail "$1: loaded with no parameter, the module is not ABI $3:"
+		{ grep "^=== $VM_TAG: check latest\\|^=== $VM_TAG: check insmod failed" "$2" || true; } |
+			sed 's/^/#   /'
+	fi
+	if grep -q "^=== $VM_TAG: check abi_version=$next rejected ===" "$2"; then
+		record ok
+	else
+		record fail "$1: insmod abi_version=$next was not rejected by the module:"
+		{ grep -A 3 "^=== $VM_TAG: check abi_version=$next" "$2" || true; } |
+			sed 's/^/#   /'
+	fi
+	while read -r line; do
+		record fail "$1: ${line#=== "$VM_TAG": }"
+	done < <(grep -E "^=== $VM_TAG: check .* failed ===\$" "$2" || true)
+	for abi in ${4:-$(seq "$3" -1 0)}; do
+		if grep -q "^=== $VM_TAG: check rmmod abi_version=$abi ok ===" "$2"; then
+			record ok
+		else
+			record fail "$1: rmmod after the abi_version=$abi runs"
+		fi
+	done
+}

@@ -79,8 +79,8 @@ esac
 surveyed=()
 
 # What says a mutant was noticed: a failed test, a load check that went
-# wrong (guest-check.sh), a kernel report.
-MUTANT_DEAD="^not ok [0-9]|^=== flagsfirst: check (abi_version=2 loaded|default abi_version=[^1]|.* failed) ===|$REPORTS"
+# wrong (generic/vm/guest-check.sh), a kernel report.
+MUTANT_DEAD="^not ok [0-9]|^=== flagsfirst: check (latest abi_version=[^1]|.* failed) ===|$REPORTS"
 
 # make bench BENCH_AGAINST=REV: REV's module, from git, built beside this one
 against=
@@ -142,7 +142,8 @@ build_initramfs() {	# kver ko [against-ko] -> path of the cpio
 	local root=$BUILD/$1/initramfs a
 	guest_root "$root"
 	cp "$top/lab/vm/init" "$top/generic/vm/guest-lib.sh" "$top/lab/vm/guest-heavy.sh" \
-	   "$top/lab/vm/guest-check.sh" \
+	   "$top/generic/vm/guest-check.sh" "$top/lab/vm/guest-hooks.sh" \
+	   "$top/lab/vm/guest-timed.sh" \
 	   "$top/lab/vm/guest-debug.sh" "$top/tests/flagsfirst_torture" \
 	   "$top/lab/vm/guest-bench.sh" "$top/lab/bench/flagsfirst_bench" \
 	   ${2:+"$2"} "$root/"
@@ -192,13 +193,9 @@ check_kernel() {	# kver log
 		cpass[$cell.${label##*.}]=$(( ${cpass[$cell.${label##*.}]:-0} + p ))
 	done
 	# Every cell of the matrix ran.
-	for abi in 1 0; do
-		for bin in current v0; do
-			for bits in 64 32; do
-				check_cell "$1" "$log" abi$abi.$bin.$bits
-				record ok
-			done
-		done
+	for cell in $(matrix_cells 1 v0); do
+		check_cell "$1" "$log" "$cell"
+		record ok
 	done
 
 	summary+=("$1: passed/failed per cell, root and uid 65534 together")
@@ -214,13 +211,13 @@ check_kernel() {	# kver log
 		done
 	done
 
-	check_loading "$1" "$log" "1 0"
+	check_loading "$1" "$log" 1
 	check_tour "$1" "$log"
 	check_recorded_tour "$1" "$log"
 	check_guest "$1" "$log"
 }
 
-# The timed run (guest-check.sh's fftimed=1): both identities ran both
+# The timed run (guest-timed.sh, fftimed=1): both identities ran both
 # programs, and the guest finished with no kernel report.
 check_timed() {	# kver log
 	local log label who topic p f s
@@ -297,7 +294,7 @@ check_tour() {	# kver log
 			{ grep "^=== flagsfirst: tour ($how) step" "$2" || true; } | sed 's/^/#   /'
 		fi
 	done
-	# As a teacher drives it (guest-check.sh's "tour drive" checks)
+	# As a teacher drives it (guest-hooks.sh's "tour drive" checks)
 	for how in list lessons pause wrong-exits-1 bad-usage-exits-2; do
 		if grep -q "^=== flagsfirst: tour drive $how ok ===\$" "$2"; then
 			record ok
@@ -312,40 +309,6 @@ check_tour() {	# kver log
 	else
 		record fail "$1: the tour with the client alone did not name what it skipped"
 	fi
-}
-
-# What guest-check.sh says of loading and unloading the module, for the
-# ABIs in @abis.
-check_loading() {	# kver log abis
-	local line abi
-	# Rejected by the module itself, not for some other reason
-	# (lab/vm/guest-check.sh looks for the module's own message).
-	if grep -q '^=== flagsfirst: check abi_version=2 rejected ===' "$2"; then
-		record ok
-	else
-		record fail "$1: insmod abi_version=2 was not rejected by the module:"
-		{ grep -A 3 '^=== flagsfirst: check abi_version=2' "$2" || true; } |
-			sed 's/^/#   /'
-	fi
-	# With no parameter, the latest ABI (uapi header: ABI 1).
-	if grep -q '^=== flagsfirst: check default abi_version=1 ===$' "$2"; then
-		record ok
-	else
-		record fail "$1: loaded with no parameter, the module is not ABI 1:"
-		{ grep '^=== flagsfirst: check default\|^=== flagsfirst: check insmod with no' "$2" || true; } |
-			sed 's/^/#   /'
-	fi
-	# "=== flagsfirst: check insmod abi_version=0 failed ===" and the like
-	while read -r line; do
-		record fail "$1: ${line#=== flagsfirst: }"
-	done < <(grep -E '^=== flagsfirst: check .* failed ===$' "$2" || true)
-	for abi in $3; do
-		if grep -q "^=== flagsfirst: check rmmod abi_version=$abi ok ===" "$2"; then
-			record ok
-		else
-			record fail "$1: rmmod after the abi_version=$abi runs"
-		fi
-	done
 }
 
 # One mutant (or "baseline", the module as it is) built from a copy of the
@@ -370,7 +333,7 @@ run_mutant() {	# kver vmlinuz kdir root name cells heavy
 		return
 	fi
 	initrd=$(build_initramfs "$1/mutant" "$ko")
-	APPEND="ffcells=$6 ffheavy=$7"
+	APPEND="cells=$6 ffheavy=$7"
 	step "mutant $5: booting, cells $6$([ "$7" = 1 ] && echo ', with the long tests')"
 	: >"$log"
 	boot "$2" "$initrd" check "$log" >/dev/null 2>&1 &
@@ -397,7 +360,7 @@ run_mutant() {	# kver vmlinuz kdir root name cells heavy
 		for cell in ${6//,/ }; do
 			check_cell "$1" "$log" "$cell"
 		done
-		check_loading "$1" "$log" "$(echo "$6" | grep -o 'abi[01]' | sort -u | tr -d abi | tr '\n' ' ')"
+		check_loading "$1" "$log" 1 "$(echo "$6" | grep -o 'abi[01]' | sort -u | tr -d abi | tr '\n' ' ')"
 		check_guest "$1" "$log"
 		echo "failed=$failed"
 	) >"$BUILD/mutants/$5.judge" || true

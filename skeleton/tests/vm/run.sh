@@ -48,11 +48,15 @@ build_initramfs() {	# kver ko|mutants-dir -> path of the cpio
 		cp "$2" "$root/"
 	fi
 	cp "$top/tests/vm/init" "$top/tests/vm/guest-lib.sh" \
-	   "$top/tests/vm/guest-check.sh" "$top/tests/vm/guest-client.sh" \
-	   "$top/tests/vm/guest-mutate.sh" "$top/tests/skel_test" \
-	   "$top/tests/skel_test-m32" "$root/"
+	   "$top/tests/vm/guest-check.sh" "$top/tests/vm/guest-hooks.sh" \
+	   "$top/tests/vm/guest-client.sh" "$top/tests/vm/guest-mutate.sh" "$root/"
+	# the suite, one program (topic "skel"), in /tests as guest-check.sh
+	# wants it: TOPIC_test[-vN][-m32]
+	mkdir -p "$root/tests"
+	echo skel >"$root/tests/topics"
+	cp "$top/tests/skel_test" "$top/tests/skel_test-m32" "$root/tests/"
 	for r in $RELEASES; do
-		cp "$top/tests/skel_test-$r" "$top/tests/skel_test-$r-m32" "$root/"
+		cp "$top/tests/skel_test-$r" "$top/tests/skel_test-$r-m32" "$root/tests/"
 	done
 	cp "$top/userspace/skel" "$root/bin/"
 	pack_initramfs "$root" "$BUILD/$1/initramfs.cpio.gz"
@@ -60,18 +64,14 @@ build_initramfs() {	# kver ko|mutants-dir -> path of the cpio
 }
 
 check_kernel() {	# kver log
-	local log label marker latest abi bin bits who labels=client
+	local log label latest cell who labels=client
 	log=$(clean_log "$2")
 	# every cell of the matrix, from the module's latest ABI down to 0
-	latest=$(sed -n 's/^=== skel: check latest abi_version=\([0-9]*\) ===$/\1/p' "$log")
+	latest=$(latest_abi "$log")
 	[ -n "$latest" ] || { record fail "$1: the module's latest ABI never showed"; latest=0; }
-	for abi in $(seq "$latest" -1 0); do
-		for bin in current $RELEASES; do
-			for bits in 64 32; do
-				for who in root uid65534; do
-					labels="$labels abi$abi.$bin.$bits.$who"
-				done
-			done
+	for cell in $(matrix_cells "$latest" $RELEASES); do
+		for who in root uid65534; do
+			labels="$labels $cell.skel.$who"
 		done
 	done
 	echo "# $1: the runs, every cell of the matrix and the client: $labels"
@@ -85,9 +85,7 @@ check_kernel() {	# kver log
 			record fail "$1: the suite never ran as $label"
 		fi
 	done
-	while read -r marker; do
-		record fail "$1: ${marker#=== skel: }"
-	done < <(grep -E '^=== skel: check .* failed ===$' "$log" || true)
+	check_loading "$1" "$log" "$latest"
 	check_guest "$1" "$log"
 }
 
