@@ -151,9 +151,16 @@ syz:
 CHECKPATCH_USER_IGNORE := PREFER_KERNEL_TYPES,BIT_MACRO,STRCPY,EMBEDDED_FUNCTION_NAME,PREFER_DEFINED_ATTRIBUTE_MACRO,CAMELCASE,SPLIT_STRING,MACRO_ARG_REUSE,ENOSYS
 CHECKPATCH_TEST_IGNORE := $(CHECKPATCH_USER_IGNORE),COMPLEX_MACRO,SPACING
 
+# The generic checks (generic/lint/lint.sh), then flagsfirst's own
+# (lab/lint/lint-extra.sh).  The legacy rename keeps no flags field on
+# purpose (lesson 8).
 lint:
 	CHECKPATCH_USER_IGNORE=$(CHECKPATCH_USER_IGNORE) \
-	CHECKPATCH_TEST_IGNORE=$(CHECKPATCH_TEST_IGNORE) lab/lint/lint.sh
+	CHECKPATCH_TEST_IGNORE=$(CHECKPATCH_TEST_IGNORE) \
+	LINT_VM=generic/vm KERNELS="$${KERNELS:-6.1 6.12 6.12-rt newest}" \
+	UAPI_LINT_ARGS="--allow FLAGSFIRST_IOC_RENAME_LEGACY:no-flags" \
+	LINT_USER_FILES="$$(git ls-files 'lab/bench/*.c')" LINT_QUOTE_ALSO="--also skeleton" \
+	LINT_EXTRA=lab/lint/lint-extra.sh generic/lint/lint.sh
 
 help:
 	@sed -n '3,/^$$/s/^# \{0,1\}//p' Makefile
@@ -184,6 +191,7 @@ clean:
 	rm -rf build
 	rm -f module/*.o module/*.ko module/*.mod module/*.mod.c \
 		module/.*.cmd module/modules.order .*.cmd Module.symvers \
-		modules.order generic/module/*.o generic/module/.*.cmd
+		modules.order generic/module/*.o generic/module/.*.cmd \
+		.module-common.o .checkpatch-camelcase.*
 
 .PHONY: all module userspace tests check check-debug check-template upstream check-upstream bench bench-check bench-baseline help demo pictures census survey mutate mutate-sample syz lint install uninstall clean

@@ -26,8 +26,9 @@
 # A `name()` names something if a file of the project other than Markdown
 # has it as a word, or a C file of an --also tree (the kernel's source);
 # a `path/with/a/slash` if it exists in the project or an --also tree.
-# Placeholders (NAME, vN, ...) and what a build or an install makes
-# (build/, share/, extra/) are not looked up.
+# Placeholders (NAME, vN, ...) and what a build, an install or make
+# freeze makes (build/, share/, extra/, tests/abi/vN) are not looked up;
+# a path that a recipe of docs/recipes/ makes (+++ b/PATH) exists.
 use strict;
 use warnings;
 use File::Basename qw(dirname);
@@ -95,7 +96,15 @@ sub name_exists {
 sub path_exists {
 	my ($top, $path) = @_;
 	$path =~ s{/$}{};
-	return grep { -e "$_/$path" } $top, @also;
+	return 1 if grep { -e "$_/$path" } $top, @also;
+	# what a recipe of docs/recipes/ makes, the recipe tells
+	for my $patch (glob("$top/docs/recipes/*.patch")) {
+		open(my $fh, '<', $patch) or next;
+		my $made = grep { m{^\+\+\+ b/\Q$path\E(/|$)} } <$fh>;
+		close($fh);
+		return 1 if $made;
+	}
+	return 0;
 }
 
 # The backticked names and paths of @md's prose (fenced blocks and
@@ -115,7 +124,7 @@ sub check_names {
 		}
 		while ($line =~ m{`([A-Za-z0-9_.][A-Za-z0-9_.-]*/[A-Za-z0-9_./-]*)`}g) {
 			my $path = $1;
-			next if $path =~ m{\.\.\.|NAME|widget|/vN\b|^(build|share|extra)/};
+			next if $path =~ m{\.\.\.|NAME|widget|/vN\b|^(build|share|extra)/|^tests/abi/v[0-9]+$};
 			next if path_exists($top, $path);
 			print "$md:$n: `$path` is no path in the tree\n";
 			$bad = 1;
