@@ -28,61 +28,12 @@
 
 #define FFST_IOC_TYPE	_IOC_TYPE(FLAGSFIRST_IOC_SET)
 
-static const struct flag_name set_flags[] = {
-	{ FLAGSFIRST_SET_NOREPLACE, "NOREPLACE" },
-	{ FLAGSFIRST_SET_REPLACE, "REPLACE" },
-	{ FLAGSFIRST_SET_IMMUTABLE, "IMMUTABLE" },
-#ifdef FLAGSFIRST_SET_IF_SEQ
-	{ FLAGSFIRST_SET_IF_SEQ, "IF_SEQ" },
-#endif
-	{ FLAGSFIRST_CHECK_FIELDS, "CHECK_FIELDS" },
-	{ 0, NULL },
-};
-
-static const struct flag_name get_flags[] = {
-	{ FLAGSFIRST_CHECK_FIELDS, "CHECK_FIELDS" },
-	{ 0, NULL },
-};
-
-static const struct flag_name delete_flags[] = {
-	{ FLAGSFIRST_DELETE_ALL, "ALL" },
-	{ FLAGSFIRST_CHECK_FIELDS, "CHECK_FIELDS" },
-	{ 0, NULL },
-};
-
-static const struct flag_name rename_flags[] = {
-	{ FLAGSFIRST_RENAME_NOREPLACE, "NOREPLACE" },
-	{ FLAGSFIRST_RENAME_EXCHANGE, "EXCHANGE" },
-	{ FLAGSFIRST_CHECK_FIELDS, "CHECK_FIELDS" },
-	{ 0, NULL },
-};
-
-static const struct field set_fields[] = {
-	FIELD(flagsfirst_set, name), FIELD(flagsfirst_set, value),
-	FIELD(flagsfirst_set, value_len),
-#ifdef FLAGSFIRST_SET_IF_SEQ
-	FIELD(flagsfirst_set, expect_seq),
-#endif
-	{ NULL, 0, 0 },
-};
-
-static const struct field get_fields[] = {
-	FIELD(flagsfirst_get, name), FIELD(flagsfirst_get, value),
-	FIELD(flagsfirst_get, value_len), FIELD(flagsfirst_get, attrs),
-	FIELD(flagsfirst_get, seq), FIELD(flagsfirst_get, owner_uid),
-	{ NULL, 0, 0 },
-};
-
-static const struct field delete_fields[] = {
-	FIELD(flagsfirst_delete, name), { NULL, 0, 0 },
-};
-
-static const struct flag_name watch_flags[] = {
-	{ FLAGSFIRST_WATCH_CLOEXEC, "CLOEXEC" },
-	{ FLAGSFIRST_WATCH_NONBLOCK, "NONBLOCK" },
-	{ FLAGSFIRST_CHECK_FIELDS, "CHECK_FIELDS" },
-	{ 0, NULL },
-};
+/*
+ * Every op's flags and fields, by name (set_flags[], set_fields[], ...),
+ * made from the header by generic/userspace/ops.sh, as a generated
+ * interface's client has them: a new flag or field needs no line here.
+ */
+#include "ops.h"
 
 static const struct flag_name event_types[] = {
 	{ FLAGSFIRST_EVENT_SET, "set" },
@@ -91,15 +42,6 @@ static const struct flag_name event_types[] = {
 	{ FLAGSFIRST_EVENT_EXCHANGE, "exchange" },
 	{ FLAGSFIRST_EVENT_OVERFLOW, "overflow" },
 	{ 0, NULL },
-};
-
-static const struct field watch_fields[] = {
-	FIELD(flagsfirst_watch, mask), { NULL, 0, 0 },
-};
-
-static const struct field rename_fields[] = {
-	FIELD(flagsfirst_rename, oldname), FIELD(flagsfirst_rename, newname),
-	{ NULL, 0, 0 },
 };
 
 static const char *errno_name(int err)
@@ -519,7 +461,11 @@ static void raw_watch_done(int ret, uint64_t flags)
 		close(ret);
 }
 
-/* Every extensible op: probe, raw and its own command from one entry. */
+/*
+ * Every extensible op: probe, raw and its own command from one entry; its
+ * flags and fields from ops.h, which counts the header's: an op of the
+ * header without an entry here does not build.
+ */
 static const struct op ops[] = {
 	{ "set", _IOC_NR(FLAGSFIRST_IOC_SET), sizeof(struct flagsfirst_set),
 	  set_flags, set_fields, raw_set, NULL, cmd_set },
@@ -532,6 +478,9 @@ static const struct op ops[] = {
 	{ "watch", _IOC_NR(FLAGSFIRST_IOC_WATCH), sizeof(struct flagsfirst_watch),
 	  watch_flags, watch_fields, raw_watch, raw_watch_done, cmd_watch },
 };
+
+_Static_assert(ARRAY_SIZE(ops) == FLAGSFIRST_NR_OPS_LISTED,
+	       "an op of the header has no entry in ops[]");
 
 /*
  * The ioctl numbers this program was built with, and two of Linux's to

@@ -57,7 +57,7 @@ static int fail(const char *what)
 }
 
 /* Every op of the header (ops.h): probe and raw know each. */
-static const struct op ops[] = { SKEL_OPS };
+static const struct op ops[] = { SKEL_OPS(SKEL_OP) };
 
 static int usage(void)
 {
