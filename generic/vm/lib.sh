@@ -178,6 +178,10 @@ record() {	# ok|fail name
 # pipefail, grep -q quitting early would fail the pipeline by SIGPIPE.
 clean_log() {	# log -> path of the clean copy
 	tr -d '\r' <"$1" >"$1.txt"
+	# A VM stopped mid-line (make mutate's, at a mutant's first sign) leaves
+	# a last line with no newline, which sed then passes on: a judgement's
+	# closing "failed=N" would be read as part of it.
+	[ -z "$(tail -c 1 "$1.txt")" ] || echo >>"$1.txt"
 	echo "$1.txt"
 }
 
