@@ -9,6 +9,7 @@
 # it once).
 #
 #   debug-kernel.sh [debug|rt]   prints "KVER BZIMAGE KDIR"
+#   debug-kernel.sh [debug|rt] >/dev/null &   builds it ahead
 #
 # About 10 minutes on 2 cores each when not cached.
 set -euo pipefail
@@ -33,6 +34,11 @@ key=$({ cat "$src/.version"; grep -hv -e '^#' -e '^$' "${fragments[@]}"; } |
       sha256sum | cut -c1-16)
 out=$CACHE/debug-kernel/$key
 
+# One build at a time of a key: a second caller (CI builds both kernels
+# ahead, in the background) waits for the first and takes its result.
+mkdir -p "$CACHE/debug-kernel"
+exec 9>"$out.lock"
+flock 9
 if [ ! -e "$out/.done" ]; then
 	rm -rf "$out"
 	mkdir -p "$out"
