@@ -61,7 +61,7 @@ debug)	KERNELS=${DEBUG_KERNELS:-debug rt}
 	KUNIT_CASES=$(grep -c '^	KUNIT_CASE(' "$top/module/flagsfirst_kunit.c" || true)
 	# The KUnit suite is its own module, for the debug kernels only.
 	MODULE_MAKE_ARGS=CONFIG_FLAGSFIRST_KUNIT_TEST=m
-	APPEND="ffioctls=$FUZZ_IOCTLS ffcycles=$CYCLES" ;;
+	debug_append="ffioctls=$FUZZ_IOCTLS ffcycles=$CYCLES" ;;
 bench)	KERNELS=${KERNELS:-6.1 6.12 6.12-rt newest}
 	BENCH_ROUNDS=${BENCH_ROUNDS:-3}
 	# a round of two modules takes about 90 s under TCG here
@@ -235,6 +235,9 @@ check_timed() {	# kver log
 	check_guest "$1" "$log"
 }
 
+# The debug kernels' VMs, started side by side
+debug_pids=()
+debug_kvers=()
 # The timed VM started last (if any), once it has ended: judged.
 timed_pid=
 timed_kver=
@@ -584,6 +587,22 @@ require() {	# kver what value min
 }
 
 # The debug job: every part leaves markers and "# <part>:" figure lines.
+# The suite's runs in a debug kernel: 64-bit as root in both, and each
+# other run in one of them, so that the two VMs, side by side, take about
+# as long (both have KASAN and lockdep; the torture tests, KUnit and the
+# load/unload cycles run in both): uid 65534 under PREEMPT_RT, 32-bit in
+# the other.  As the guest's ffsuites: the runs besides root's 64-bit one.
+debug_runs() {	# kver|series
+	case $1 in
+	rt|*-rt) echo suite.root suite.uid65534 ;;
+	*)	echo suite.root suite32.root ;;
+	esac
+}
+debug_suites() {	# kver|series
+	debug_runs "$1" | sed 's/suite\.root//; s/suite\.uid65534/uid65534/;
+		s/suite32\.root/m32/' | xargs | tr ' ' ,
+}
+
 check_debug() {	# kver log
 	local log label run p f s kp kf ioctls ops sites cycles leaks reports marker topic
 	local -A rp rf rs
@@ -601,7 +620,7 @@ check_debug() {	# kver log
 			rs[$run]=$(( ${rs[$run]:-0} + s )) ;;
 		esac
 	done
-	for run in suite.root suite.uid65534 suite32.root; do
+	for run in $(debug_runs "$1"); do
 		summary+=("$1 $run: ${rp[$run]:-0} passed, ${rf[$run]:-0} failed, ${rs[$run]:-0} skipped")
 		[ "${rp[$run]:-0}" -gt 0 ] || record fail "$1: no test passed in $run"
 		for topic in $TOPICS; do
@@ -738,6 +757,16 @@ for series in $KERNELS; do
 		timed_kver=$kver
 		APPEND=fftimedvm=1
 	fi
+	# The debug kernels' VMs each keep about one core busy: they run side
+	# by side, and are judged once all have ended.
+	if [ "$mode" = debug ]; then
+		APPEND="$debug_append ffsuites=$(debug_suites "$series")"
+		pick_accel "$vmlinuz" "$initrd" >/dev/null
+		boot "$vmlinuz" "$initrd" "$mode" "$BUILD/$kver/console.log" &
+		debug_pids+=($!)
+		debug_kvers+=("$kver")
+		continue
+	fi
 	boot "$vmlinuz" "$initrd" "$mode" "$BUILD/$kver/console.log" || true
 	[ "$mode" != check ] || APPEND=
 	if [ "$mode" = demo ]; then
@@ -776,13 +805,14 @@ for series in $KERNELS; do
 		continue
 	fi
 	echo "# kernel $kver"
-	if [ "$mode" = debug ]; then
-		check_debug "$kver" "$BUILD/$kver/console.log"
-	else
-		check_kernel "$kver" "$BUILD/$kver/console.log"
-	fi
+	check_kernel "$kver" "$BUILD/$kver/console.log"
 done
 wait_timed
+for i in "${!debug_pids[@]}"; do
+	wait "${debug_pids[$i]}" || true
+	echo "# kernel ${debug_kvers[$i]}"
+	check_debug "${debug_kvers[$i]}" "$BUILD/${debug_kvers[$i]}/console.log"
+done
 
 [ "$mode" = survey ] && survey_table
 
