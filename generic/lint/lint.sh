@@ -184,6 +184,11 @@ check "man pages render" bash -c "for p in man/*; do mandoc -T utf8 \$p >/dev/nu
 check "the docs' quotations are current, and every \`name()\` and path they name exists (quote.pl)" \
 	"$here/quote.pl" --check --names --also "$src" ${LINT_QUOTE_ALSO:-} README.md docs/*.md
 
+# The VM runner's boot(): which dead guests it boots again, and that it
+# stops a hung guest but not one the host is starving (about 30 s).
+check "boot(): a guest dead untainted is booted again; a hung one stopped, a starved one not" \
+	"$vm/boot-test.sh"
+
 # the project's own checks
 if [ -n "${LINT_EXTRA:-}" ]; then
 	# shellcheck source=/dev/null

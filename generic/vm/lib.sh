@@ -140,24 +140,116 @@ timed_vm_smp() {	# kver
 # three times: nothing of the module has run yet, and under TCG sid's
 # kernel sometimes takes an "Oops: int3" while it patches its own text
 # early in boot (seen once in about ten boots on this host, under load).
-# Anything after init started counts.
+# So is one that never finished and whose first report says "Not
+# tainted": the kernel itself says no out-of-tree module was ever loaded
+# (the O taint never goes away), as when Debian's 6.12 panicked in fork()
+# under TCG while kselftest's runner ran without the module (CI, once).
+# A report from a kernel that ever had the module counts.
+#
+# TIMEOUT bounds the time the host gave the VM, not the wall clock: on a
+# host busy with other work a guest that is only waiting for a CPU is not
+# stopped (vm_watch), one that hangs still is; the wall clock stops it
+# at VM_WALL_LIMIT (four times TIMEOUT).
 boot() {	# vmlinuz initrd job log
-	local accel cpu=${VM_CPU:-max} try
+	local accel cpu=${VM_CPU:-max} try watcher
 	accel=$(pick_accel "$1" "$2")
 	[ "$accel" = kvm ] && cpu=host
 	for try in 1 2 3; do
 		step "booting ($accel), job $3$([ "$try" = 1 ] || echo ", try $try")"
-		timeout "$TIMEOUT" qemu-system-x86_64 -accel "$accel" -cpu "$cpu" \
+		rm -f "$4.pid"
+		vm_watch "$4.pid" "$TIMEOUT" &
+		watcher=$!
+		timeout "${VM_WALL_LIMIT:-$((4 * TIMEOUT))}" qemu-system-x86_64 \
+			-accel "$accel" -cpu "$cpu" \
 			-smp "${VM_SMP:-2}" -m "$MEMORY" -display none \
-			-serial stdio -monitor none -no-reboot \
+			-serial stdio -monitor none -no-reboot -pidfile "$4.pid" \
 			-kernel "$1" -initrd "$2" ${QEMU_ARGS:-} \
 			-append "console=ttyS0 panic=-1 quiet loglevel=4 vmjob=$3 $APPEND" \
 			</dev/null 2>&1 | tee "$4" | show
-		grep -aq "^=== $VM_TAG: kernel " "$4" && return 0
-		step "the kernel died before the guest's init ran: booting it again"
+		kill "$watcher" 2>/dev/null
+		wait "$watcher" 2>/dev/null
+		if [ -e "$4.pid.stopped" ]; then
+			cat "$4.pid.stopped" >>"$4"
+			rm -f "$4.pid.stopped"
+		fi
+		if grep -aq "^=== $VM_TAG: kernel " "$4"; then
+			vm_died_untainted "$4" || return 0
+			step "the kernel died untainted, before the module was ever loaded: booting it again; its first report:"
+			grep -a -m 1 -B 2 -A 12 -E "$REPORTS" "$4" | tr -d '\r' | sed 's/^/#   /' >&2 || true
+		else
+			step "the kernel died before the guest's init ran: booting it again"
+		fi
 		cp "$4" "$4.died-$try"
 	done
 	return 1
+}
+
+# Stops the QEMU whose pid @pidfile holds once the host has let it run for
+# @limit seconds: each VM_WATCH_STEP (5) seconds of wall clock count but
+# for the longest time one of QEMU's threads waited for a CPU in them
+# (run_delay, /proc/PID/task/TID/schedstat).  A guest that runs, spins or
+# sits halted is charged its time; one starved by other work is not.
+# Writes why it stopped the VM to @pidfile.stopped, which boot() appends
+# to the log.  Always returns 0 (callers run under set -e).
+vm_watch() {	# pidfile limit
+	local pidfile=$1 limit_ms=$(($2 * 1000)) pid='' used=0 now last
+	# shellcheck disable=SC2034 # vm_delays' through its name
+	local -A delay=()
+	for _ in $(seq 300); do
+		[ -s "$pidfile" ] && break
+		sleep 0.1
+	done
+	pid=$(cat "$pidfile" 2>/dev/null) || return 0
+	last=$(vm_now_ms)
+	vm_delays "$pid" delay
+	while kill -0 "$pid" 2>/dev/null; do
+		sleep "${VM_WATCH_STEP:-5}"
+		now=$(vm_now_ms)
+		vm_delays "$pid" delay
+		used=$((used + now - last - (vm_held < now - last ? vm_held : now - last)))
+		last=$now
+		if [ "$used" -ge "$limit_ms" ]; then
+			echo "=== the VM had $((used / 1000)) s of the host's time, its limit $((limit_ms / 1000)) s: stopped ===" \
+				>"$pidfile.stopped"
+			kill "$pid" 2>/dev/null
+			sleep 5
+			kill -9 "$pid" 2>/dev/null
+			return 0
+		fi
+	done
+	return 0
+}
+
+vm_now_ms() {
+	local t=${EPOCHREALTIME/./}
+	echo $((t / 1000))
+}
+
+# Sets vm_held to the largest growth, in ms, of a thread's run_delay
+# since the last call (a thread new since then: none), and keeps each
+# thread's in the caller's associative array @prev.
+vm_delays() {	# pid prev
+	local -n prev=$2
+	local f tid d max=0
+	for f in /proc/"$1"/task/*/schedstat; do
+		tid=${f%/schedstat}
+		tid=${tid##*/}
+		read -r _ d _ <"$f" 2>/dev/null || continue
+		if [ -n "${prev[$tid]:-}" ] && [ $((d - prev[$tid])) -gt "$max" ]; then
+			max=$((d - prev[$tid]))
+		fi
+		prev[$tid]=$d
+	done
+	vm_held=$((max / 1000000))
+}
+
+# True if the guest never finished and the first "CPU: N ... Comm:" line of
+# a report says "Not tainted".
+vm_died_untainted() {	# log
+	local cpu
+	grep -aq "^=== $VM_TAG: done ===" "$1" && return 1
+	cpu=$(grep -a -m 1 -E '^(\[ *[0-9.]+\] )?CPU: [0-9]+ .*Comm:' "$1") || return 1
+	[[ $cpu == *"Not tainted"* ]]
 }
 
 # The demo shows the guest's console up to the kernel log dump.

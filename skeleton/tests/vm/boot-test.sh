@@ -1,0 +1,1 @@
+../../../generic/vm/boot-test.sh
