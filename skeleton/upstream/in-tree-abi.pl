@@ -1,0 +1,1 @@
+../../generic/upstream/in-tree-abi.pl
