@@ -36,6 +36,11 @@ EOF
 	if (copy_to_user(dst, src, min(usize, ksize)))
 		return -EFAULT;
 EOF
+# The signature's second line aligned with its open parenthesis, whatever
+# the prefix is called.
+my $open = 'static int ffst_struct_to_user(';
+my $col = length($open);
+my $indent = ("\t" x int($col / 8)) . (' ' x ($col % 8));
 my $what = $ENV{HAVE_CSTU} ? 'copy_struct_to_user()' :
 	'copy_struct_to_user() (6.13), open-coded,';
 my $to_user = <<"EOF";
@@ -45,8 +50,8 @@ my $to_user = <<"EOF";
  * of the other fields.  Every size_ver0 is at least 16: the caller's
  * struct has the flags word.
  */
-static int ffst_struct_to_user(void __user *dst, size_t usize, u64 flags,
-			       const void *src, size_t ksize)
+${open}void __user *dst, size_t usize, u64 flags,
+${indent}const void *src, size_t ksize)
 {
 ${copy_to}	return put_user(flags, (u64 __user *)dst);
 }
