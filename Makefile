@@ -137,7 +137,7 @@ mutate-sample:
 	$(MAKE) mutate MUTATE_SAMPLE=1
 
 syz:
-	SYZ_DESCRIPTION=lab/syz generic/syz/run.sh
+	generic/syz/run.sh
 
 # checkpatch --strict runs on module/ and uapi/ with nothing ignored.  On
 # userspace/ and tests/ it ignores the rules that are kernel-only: the

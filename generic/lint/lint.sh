@@ -184,6 +184,18 @@ check "man pages render" bash -c "for p in man/*; do mandoc -T utf8 \$p >/dev/nu
 check "the docs' quotations are current, and every \`name()\` and path they name exists (quote.pl)" \
 	"$here/quote.pl" --check --names --also "$src" ${LINT_QUOTE_ALSO:-} README.md docs/*.md
 
+# syzkaller's description, made from the header (and the project's
+# tests/syz/hints.syz) by describe.sh, which fails when an op or a
+# constant of the header is in no call; syz-sysgen compiles it when a syzkaller
+# is at hand (the snapshot in ../shared, or SYZKALLER).
+check "describe.sh: syzkaller's description uses every op and constant of the header" \
+	"$vm/../syz/describe.sh" "$out/syz"
+if [ -n "${SYZKALLER:-}" ] || ls "$top"/../shared/third_party/syzkaller/syzkaller-*.tar.* >/dev/null 2>&1; then
+	check "syz-sysgen compiles the description" "$vm/../syz/sysgen.sh"
+else
+	echo "# syz-sysgen: no syzkaller snapshot in ../shared and no SYZKALLER: not compiled"
+fi
+
 # The VM runner's boot(): which dead guests it boots again, and that it
 # stops a hung guest but not one the host is starving (about 30 s).
 check "boot(): a guest dead untainted is booted again; a hung one stopped, a starved one not" \

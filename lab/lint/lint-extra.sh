@@ -49,16 +49,6 @@ check "cppcheck: userspace/, tests/" \
 		-D__x86_64__ -D__linux__ userspace/flagsfirst.c userspace/survey*.c tests/flagsfirst_torture.c tests/torture_*.c \
 		lab/bench/flagsfirst_bench.c
 
-# syzkaller's description (lab/syz) still covers every op, flag and
-# field of the header, and its .const file is what the header gives now.
-check "lab/syz/dev_flagsfirst.txt describes the whole uapi header" lab/syz/check-description.sh
-# ... and syzkaller's own compiler takes it, when a syzkaller is at hand
-if [ -n "${SYZKALLER:-}" ] || ls "$top"/../shared/third_party/syzkaller/syzkaller-*.tar.* >/dev/null 2>&1; then
-	check "syz-sysgen compiles lab/syz/dev_flagsfirst.txt" env SYZ_DESCRIPTION=lab/syz generic/syz/sysgen.sh
-else
-	echo "# syz-sysgen: no syzkaller snapshot in ../shared and no SYZKALLER: not compiled"
-fi
-
 check "one syllabus: docs/syllabus.md, the tour, the README and design.md agree, and its tests exist" \
 	lab/lint/syllabus.sh
 check "every relative link of the README and docs/ resolves" lab/lint/links.sh

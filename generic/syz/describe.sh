@@ -1,0 +1,252 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# describe.sh OUTDIR: syzkaller's description of /dev/NAME, where NAME is
+# the one header of uapi/linux/ two directories above this file, written
+# into OUTDIR as dev_NAME.txt and its constants dev_NAME.txt.const: the
+# resource fd_NAME, the calls openat$NAME and ioctl$NAME_IOC_*, so that a
+# new op, flag or field is fuzzed without an edit here.  For each
+# NAME_IOC_OP: the op with its struct (the one its _IO*() names); when the
+# struct starts with a flags field, that field drawn from the op's flags
+# (NAME_OP_*, the _FLAGS mask and _SIZE_VER* aside), CHECK_FIELDS, the
+# lowest bit the op does not know and bit 32 (both EINVAL), and the op
+# again with the struct's size in the ioctl number around each published
+# size: VER0 - 1 (EINVAL), every _SIZE_VERn, today's, today's + 8 with a
+# tail zero or not (E2BIG unless zero), PAGE_SIZE and one over (E2BIG);
+# __reserved fields 0 or 1, other fields any integer of their width.  Any
+# other ioctl number is described too (ENOTTY).  Every value comes from
+# the header, through a C program that includes it.
+#
+# What a header cannot say -- that a field is a pointer to a name, a
+# length, a mask of the header's constants, that an op returns an fd one
+# can read() -- a project says in tests/syz/hints.syz (SYZ_HINTS names
+# another file), and nowhere else:
+#   field STRUCT FIELD TYPE	the field's type, in syzkaller's words
+#   returns OP RESOURCE		ioctl$NAME_IOC_OP returns that resource
+#   %%				the rest of the file goes in as it is
+# Every constant of the header (masks, sizes and limits aside) must then
+# appear in the description, else describe.sh fails naming it.
+set -eu
+top=$(cd "$(dirname "$0")/../.." && pwd)
+out=${1:?usage: describe.sh OUTDIR}
+hdr=$(ls "$top"/uapi/linux/*.h)
+n=$(basename "$hdr" .h)
+hints=${SYZ_HINTS:-$top/tests/syz/hints.syz}
+hints_name=${hints#"$top"/}
+[ -e "$hints" ] || hints=/dev/null
+mkdir -p "$out"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# The hints, split: directives (field, returns) and the verbatim part.
+awk -v h="$tmp/hints" -v v="$tmp/verbatim" '
+	rest { print >v; next }
+	/^%%$/ { rest = 1; next }
+	/^[ \t]*(#|$)/ { next }
+	$1 == "field" || $1 == "returns" { print >h; next }
+	{ printf "%s:%d: neither a field nor a returns line: %s\n", FILENAME, FNR, $0 >"/dev/stderr"; bad = 1 }
+	END { exit bad }
+' "$hints"
+touch "$tmp/hints" "$tmp/verbatim"
+
+# The header, read as userspace/ops.sh reads it, made into a C program
+# that prints the description (argument "txt") or its constants ("const").
+awk -v n="$n" -v N="$(echo "$n" | tr 'a-z' 'A-Z')" -v hints="$tmp/hints" '
+BEGIN {
+	while ((getline l <hints) > 0) {
+		split(l, w, /[ \t]+/)
+		if (w[1] == "field") {
+			t = l; sub(/^[ \t]*field[ \t]+[^ \t]+[ \t]+[^ \t]+[ \t]+/, "", t)
+			htype[w[2], w[3]] = t
+		} else
+			hret[w[2]] = w[3]
+	}
+}
+$0 ~ "^struct " n "_[a-z0-9_]+ \\{$" { s = $2; next }
+s && /^\};/ { s = ""; next }
+s && /^\t__[us](8|16|32|64) [a-z0-9_]+;/ {
+	t = $1; sub(/^__[us]/, "", t)
+	m = $2; sub(/;.*/, "", m)
+	nf[s]++; ftype[s, nf[s]] = t; fname[s, nf[s]] = m
+	next
+}
+$0 ~ "^#define " N "_IOC_[A-Z0-9_]+[ \t]" {
+	op = $2; sub("^" N "_IOC_", "", op)
+	line = $0
+	while (line ~ /\\$/ && (getline more) > 0)
+		line = line more
+	if (!match(line, "_IO(WR|W|R)\\("))
+		next
+	ops[++nops] = op
+	d = substr(line, RSTART, RLENGTH)
+	dir[op] = d == "_IOWR(" ? "inout" : d == "_IOW(" ? "in" : "out"
+	if (match(line, "struct " n "_[a-z0-9_]+"))
+		st[op] = substr(line, RSTART + 7, RLENGTH - 7)
+	next
+}
+$0 ~ "^#define " N "_[A-Z0-9_]+[ \t]+0x[0-9a-fA-F]+" { defs[++ndefs] = $2; next }
+$0 ~ "^#define " N "_[A-Z0-9_]+_SIZE_VER[0-9]+[ \t]" { vers[++nvers] = $2; next }
+function p(fmt) { printf "\tprintf(\"%s\\n\");\n", fmt }
+# the op has a flags field first and sizes to negotiate
+function disciplined(u) { return fname[st[u], 1] == "flags" }
+function flaglist(u,    j, list) {
+	list = ""
+	for (j = 1; j <= ndefs; j++)
+		if (index(defs[j], N "_" u "_") == 1 && defs[j] !~ /_FLAGS$|_SIZE_VER[0-9]+$/)
+			list = list defs[j] ", "
+	return list
+}
+END {
+	for (u in hret)
+		if (!(u in dir)) {
+			printf "hints: returns %s: the header has no %s_IOC_%s\n", u, N, u >"/dev/stderr"
+			exit 1
+		}
+	for (k in htype) {
+		split(k, sf, SUBSEP)
+		found = 0
+		for (j = 1; j <= nf[sf[1]]; j++)
+			found = found || fname[sf[1], j] == sf[2]
+		if (!found) {
+			printf "hints: field %s %s: the header has no such field\n", sf[1], sf[2] >"/dev/stderr"
+			exit 1
+		}
+	}
+	print "#include <fcntl.h>"
+	print "#include <stdio.h>"
+	print "#include <string.h>"
+	printf "#include <linux/%s.h>\n", n
+	print ""
+	print "/* The lowest bit of the low 32 that @known lacks. */"
+	print "static unsigned long long unknown(unsigned long long known)"
+	print "{"
+	print "\tunsigned long long b = 1;"
+	print ""
+	print "\twhile (b & known)"
+	print "\t\tb <<= 1;"
+	print "\treturn b;"
+	print "}"
+	print ""
+	print "int main(void)"
+	print "{"
+	p("# Code generated by describe.sh from uapi/linux/" n ".h. DO NOT EDIT.")
+	p("")
+	p("include <linux/" n ".h>")
+	p("")
+	p("resource fd_" n "[fd]")
+	p("")
+	p("openat$" n "(fd const[AT_FDCWD], file ptr[in, string[\\\"/dev/" n "\\\"]], flags flags[" n "_open_flags], mode const[0]) fd_" n)
+	p("")
+	for (i = 1; i <= nops; i++) {
+		u = ops[i]; l = tolower(u)
+		arg = st[u] == "" ? "arg intptr" : "arg ptr[" dir[u] ", " st[u] "]"
+		r = u in hret ? " " hret[u] : ""
+		p("ioctl$" N "_IOC_" u "(fd fd_" n ", cmd const[" N "_IOC_" u "], " arg ")" r)
+		if (st[u] != "" && disciplined(u))
+			p("ioctl$" N "_IOC_" u "_sized(fd fd_" n ", cmd flags[" st[u] "_sizes], arg ptr[" dir[u] ", " st[u] "_sized])")
+	}
+	p("ioctl$" n "_other(fd fd_" n ", cmd int32, arg buffer[inout])")
+	p("")
+	p(n "_open_flags = O_RDONLY, O_WRONLY, O_RDWR, O_CLOEXEC, O_NONBLOCK")
+	for (i = 1; i <= nops; i++) {
+		u = ops[i]; s = st[u]
+		if (s == "" || done[s]++)
+			continue
+		p("")
+		if (disciplined(u))
+			printf "\tprintf(\"%s_flags = %s%s_CHECK_FIELDS, %%#llx, 0x100000000\\n\", unknown(%s_%s_FLAGS));\n", \
+			       s, flaglist(u), N, N, u
+		p("")
+		p(s " {")
+		for (j = 1; j <= nf[s]; j++) {
+			m = fname[s, j]; t = "int" ftype[s, j]
+			if ((s, m) in htype)
+				t = htype[s, m]
+			else if (m == "flags" && disciplined(u))
+				t = "flags[" s "_flags, int" ftype[s, j] "]"
+			else if (m ~ /^__reserved/)
+				t = t "[0:1]"
+			sub(/^__/, "", m)
+			p("\t" m "\t" t)
+		}
+		p("}")
+		if (!disciplined(u))
+			continue
+		p("")
+		p(s "_sized {")
+		p("\tbase\t" s)
+		p("\ttail\tarray[int8, 0:4104]")
+		p("} [packed]")
+		p("")
+		sizes = "SIZE_VER0 - 1"
+		for (j = 1; j <= nvers; j++)
+			if (index(vers[j], N "_" u "_SIZE_VER") == 1)
+				sizes = sizes "|" substr(vers[j], length(N "_" u "_") + 1)
+		ns = split(sizes, sz, "|")
+		fmt = ""
+		for (j = 1; j <= ns + 4; j++)
+			fmt = fmt (j > 1 ? ", " : "") "%#x"
+		printf "\tprintf(\"%s_sizes = %s\\n\"", s, fmt
+		d = "_IOC_DIR(" N "_IOC_" u "), _IOC_TYPE(" N "_IOC_" u "), _IOC_NR(" N "_IOC_" u ")"
+		for (j = 1; j <= ns; j++)
+			printf ",\n\t       (unsigned int)_IOC(%s, %s_%s_%s)", d, N, u, sz[j]
+		printf ",\n\t       (unsigned int)_IOC(%s, sizeof(struct %s))", d, s
+		printf ",\n\t       (unsigned int)_IOC(%s, sizeof(struct %s) + 8)", d, s
+		printf ",\n\t       (unsigned int)_IOC(%s, 4096)", d
+		printf ",\n\t       (unsigned int)_IOC(%s, 4097));\n", d
+	}
+	print "\treturn 0;"
+	print "}"
+}' "$hdr" >"$tmp/describe.c"
+gcc -Wall -Werror -I"$top/uapi" -o "$tmp/describe" "$tmp/describe.c"
+{
+	# a size published twice (VER0 as today's) is listed once
+	"$tmp/describe" | awk -F' = ' '/^[a-z0-9_]+_sizes = / {
+		n = split($2, v, ", "); l = ""; delete seen
+		for (i = 1; i <= n; i++)
+			if (!seen[v[i]]++)
+				l = l (l == "" ? "" : ", ") v[i]
+		print $1 " = " l; next
+	} { print }'
+	if [ -s "$tmp/verbatim" ]; then
+		echo
+		echo "# From $hints_name (what the header cannot say):"
+		cat "$tmp/verbatim"
+	fi
+} >"$out/dev_$n.txt"
+
+# The constants: every name of the header and of the few from libc that
+# the description uses, printed by a program that includes them.  A
+# constant of the header the description never uses (a mask, a size or a
+# limit aside) is one syzkaller would never try: an error.
+N=$(echo "$n" | tr 'a-z' 'A-Z')
+words=$(grep -v '^#' "$out/dev_$n.txt" | grep -oE '\<[A-Z][A-Z0-9_]+\>' | sort -u)
+names=$(sed -nE "s/^#define (${N}_[A-Z0-9_]+)([ \t].*)?$/\1/p" "$hdr" | sort -u)
+bad=0
+for c in $names; do
+	case $c in
+	*_FLAGS | *_SIZE_VER[0-9]* | *_ALL | *_MAX | *_H) continue ;;
+	esac
+	echo "$words" | grep -qx "$c" ||
+		{ echo "describe.sh: $c, in <linux/$n.h>, is in no call of dev_$n.txt (a hint in $hints_name?)" >&2; bad=1; }
+done
+[ $bad = 0 ] || exit 1
+{
+	echo "#include <fcntl.h>"
+	echo "#include <stdio.h>"
+	echo "#include <linux/$n.h>"
+	echo "int main(void)"
+	echo "{"
+	printf '\tprintf("# Code generated by describe.sh from uapi/linux/%s.h. DO NOT EDIT.\\n");\n' "$n"
+	printf '\tprintf("arches = amd64\\n");\n'
+	for c in $words; do
+		case $c in
+		AT_FDCWD | O_*) ;;
+		*) echo "$names" | grep -qx "$c" || continue ;;
+		esac
+		printf '\tprintf("%s = %%llu\\n", (unsigned long long)(%s));\n' "$c" "$c"
+	done
+	echo "	return 0;"
+	echo "}"
+} >"$tmp/const.c"
+gcc -Wall -Werror -I"$top/uapi" -o "$tmp/const" "$tmp/const.c"
+"$tmp/const" >"$out/dev_$n.txt.const"
