@@ -283,7 +283,7 @@ static const struct ffst_op_abi ffst_set_abi[] = {
 };
 
 /* Adding an operation is an entry here and a handler above. */
-const struct ffst_op ffst_ops[FFST_NR_OPS] = {
+static const struct ffst_op ffst_ops[FFST_NR_OPS] = {
 	FFST_OP(FLAGSFIRST_IOC_SET,
 		FLAGSFIRST_SET_SIZE_VER0, ffst_set_abi, ffst_set_fields,
 		true, 0, ffst_set_args_valid, ffst_set_op),
@@ -306,7 +306,6 @@ const struct ffst_op ffst_ops[FFST_NR_OPS] = {
 		ffst_watch_fields, false, 0, ffst_watch_args_valid,
 		ffst_watch_op),
 };
-EXPORT_SYMBOL_IF_KUNIT(ffst_ops);
 
 /* Every published size, and the layout rules the dispatcher relies on. */
 static_assert(offsetofend(struct flagsfirst_set, __reserved) ==
@@ -332,14 +331,15 @@ FFST_ASSERT_LAYOUT(struct flagsfirst_delete, flags, name);
 FFST_ASSERT_LAYOUT(struct flagsfirst_rename, flags, oldname, newname);
 FFST_ASSERT_LAYOUT(struct flagsfirst_watch, flags, mask);
 
-/* flagsfirst, as it describes itself to the dispatcher. */
-static const struct ffst_iface ffst_iface = {
+/* flagsfirst, as it describes itself to the dispatcher (and to KUnit). */
+VISIBLE_IF_KUNIT const struct ffst_iface ffst_iface = {
 	.ioc_type = _IOC_TYPE(FLAGSFIRST_IOC_SET),
 	.ops = ffst_ops,
 	.nr_ops = ARRAY_SIZE(ffst_ops),
 	.abi_version = &ffst_abi_version,
 	.check_fields = FLAGSFIRST_CHECK_FIELDS,
 };
+EXPORT_SYMBOL_IF_KUNIT(ffst_iface);
 
 /* At load, before the device exists: a table the dispatcher cannot use. */
 int ffst_ioctl_init(void)

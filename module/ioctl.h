@@ -11,10 +11,9 @@
 /* ioctl numbers 0x00 (SET) to 0x05 (WATCH); a hole has no handler */
 #define FFST_NR_OPS		6
 
-/* The table of ops, for the KUnit module. */
-extern const struct ffst_op ffst_ops[FFST_NR_OPS];
-
 #if IS_ENABLED(CONFIG_KUNIT)
+/* flagsfirst as it describes itself to the dispatcher, for KUnit */
+extern const struct ffst_iface ffst_iface;
 int ffst_name_len_check(long len, bool may_be_empty);
 bool ffst_set_args_valid(const void *args, size_t usize);
 bool ffst_rename_args_valid(const void *args, size_t usize);

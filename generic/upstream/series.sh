@@ -239,13 +239,21 @@ in_tree_edit "$drv" "${IN_TREE_DRIVER:-}"
 	echo "# SPDX-License-Identifier: GPL-2.0-only"
 	echo "obj-\$(CONFIG_$UPPER) += $NAME.o"
 	echo "$NAME-y := $(echo $objs | fold -s -w 56 | sed '2,$s/^/\t\t/; $!s/ *$/ \\/')"
+	# the KUnit module, NAME_kunit.ko: one file, or several linked
 	if [ -n "${KUNIT_SRC:-}" ]; then
-		echo "obj-\$(CONFIG_${UPPER}_KUNIT_TEST) += $(basename "${KUNIT_SRC%.c}").o"
+		kobjs=$(for f in $KUNIT_SRC; do case $f in *.c) basename "${f%.c}.o" ;; esac; done | xargs)
+		if [ "$kobjs" = "${NAME}_kunit.o" ]; then
+			echo "obj-\$(CONFIG_${UPPER}_KUNIT_TEST) += $kobjs"
+		else
+			echo "obj-\$(CONFIG_${UPPER}_KUNIT_TEST) += ${NAME}_kunit.o"
+			echo "${NAME}_kunit-y := $kobjs"
+		fi
 	fi
 } >"$drv/Makefile"
 kunit_kconfig=
 if [ -n "${KUNIT_SRC:-}" ]; then
-	cp "$KUNIT_SRC" "$drv/"
+	# shellcheck disable=SC2086
+	cp $KUNIT_SRC "$drv/"
 	printf 'CONFIG_KUNIT=y\nCONFIG_%s=y\nCONFIG_%s_KUNIT_TEST=y\n' "$UPPER" "$UPPER" >"$drv/.kunitconfig"
 	kunit_kconfig=$(printf '\nconfig %s_KUNIT_TEST\n\ttristate "KUnit tests for %s" if !KUNIT_ALL_TESTS\n\tdepends on %s && KUNIT\n\tdefault KUNIT_ALL_TESTS\n\thelp\n\t  KUnit tests of the rules %s enforces on every ioctl: flag\n\t  validation, size negotiation, the CHECK_FIELDS answer, and the\n\t  checks of its table of operations at load.\n\n\t  If unsure, say N.\n' \
 		"$UPPER" "$NAME" "$UPPER" "$NAME")

@@ -3,9 +3,9 @@
 # Builds deliberately broken op tables and structs against the generic core
 # (generic/module/dispatch.h) and requires each build to fail with the message of
 # the rule it breaks.  What the compiler cannot see, a broken table that
-# builds, ffst_iface_check() refuses at load: module/flagsfirst_kunit.c
-# tests that.  Prints what went otherwise; silent when every case failed
-# as it should.
+# builds, ffst_iface_check() refuses at load: the generic core's KUnit
+# suite (generic/module/dispatch_kunit.c) tests that.  Prints what went
+# otherwise; silent when every case failed as it should.
 #
 #   broken-tables.sh KDIR
 set -uo pipefail

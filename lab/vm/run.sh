@@ -57,8 +57,11 @@ debug)	KERNELS=${DEBUG_KERNELS:-debug rt}
 	MEMORY=2048	# KASAN's shadow
 	FUZZ_IOCTLS=${FLAGSFIRST_FUZZ_IOCTLS:-1000000}
 	CYCLES=${FLAGSFIRST_CYCLES:-100}
-	# the cases in module/flagsfirst_kunit.c: all must run and pass
-	KUNIT_CASES=$(grep -c '^	KUNIT_CASE(' "$top/module/flagsfirst_kunit.c" || true)
+	# the cases of flagsfirst_kunit.ko's two suites, flagsfirst's own
+	# (module/kunit.c) and the generic core's (dispatch_kunit.c): all
+	# must run and pass
+	KUNIT_CASES=$(cat "$top/module/kunit.c" "$top/generic/module/dispatch_kunit.c" |
+		grep -c '^	KUNIT_CASE(' || true)
 	# The KUnit suite is its own module, for the debug kernels only.
 	MODULE_MAKE_ARGS=CONFIG_FLAGSFIRST_KUNIT_TEST=m
 	debug_append="ffioctls=$FUZZ_IOCTLS ffcycles=$CYCLES" ;;
@@ -638,12 +641,15 @@ check_debug() {	# kver log
 		record fail "$1: ${marker#=== flagsfirst: }"
 	done < <(grep -E '^=== flagsfirst: check .* failed ===$' "$log" || true)
 
-	# KUnit's KTAP, from the kernel log: "# flagsfirst_ioctl: pass:9 fail:0 ..."
-	read -r kp kf < <(sed -n 's/.*# flagsfirst_ioctl: pass:\([0-9]*\) fail:\([0-9]*\).*/\1 \2/p' "$log" | head -n 1) || true
+	# KUnit's KTAP, from the kernel log, a line per suite: "#
+	# flagsfirst_ioctl: pass:9 fail:0 ..." and "# flagsfirst_kunit_dispatch:
+	# pass:7 fail:0 ..."
+	read -r kp kf < <(sed -n 's/.*# flagsfirst_\(ioctl\|kunit_dispatch\): pass:\([0-9]*\) fail:\([0-9]*\).*/\2 \3/p' "$log" |
+		head -n 2 | awk 'NF { p += $1; f += $2; n++ } END { if (n == 2) print p, f }') || true
 	if [ -n "${kp:-}" ]; then
 		passed=$((passed + kp))
 		failed=$((failed + kf))
-		summary+=("$1 KUnit flagsfirst_ioctl: $kp passed, $kf failed")
+		summary+=("$1 KUnit flagsfirst_ioctl and flagsfirst_kunit_dispatch: $kp passed, $kf failed")
 		[ "$kf" = 0 ] || echo "not ok - $1: KUnit: $kf failed"
 	fi
 	require "$1" "KUnit cases passed" "${kp:-}" "$KUNIT_CASES"

@@ -110,16 +110,16 @@ const struct ffst_op skel_ops[SKEL_NR_OPS] = {
 		skel_query_fields, false, SKEL_QUERY_RESET, NULL,
 		skel_query_op),
 };
-EXPORT_SYMBOL_IF_KUNIT(skel_ops);
 
-/* skel, as it describes itself to the dispatcher. */
-static const struct ffst_iface skel_iface = {
+/* skel, as it describes itself to the dispatcher (and to KUnit). */
+VISIBLE_IF_KUNIT const struct ffst_iface skel_iface = {
 	.ioc_type = _IOC_TYPE(SKEL_IOC_CONFIGURE),
 	.ops = skel_ops,
 	.nr_ops = ARRAY_SIZE(skel_ops),
 	.abi_version = &skel_abi_version,
 	.check_fields = SKEL_CHECK_FIELDS,
 };
+EXPORT_SYMBOL_IF_KUNIT(skel_iface);
 
 /* At load, before the device exists: a table the dispatcher cannot use. */
 int skel_ioctl_init(void)

@@ -13,6 +13,10 @@
 
 extern unsigned int skel_abi_version;
 extern const struct ffst_op skel_ops[SKEL_NR_OPS];
+#if IS_ENABLED(CONFIG_KUNIT)
+/* skel as it describes itself to the dispatcher, for KUnit */
+extern const struct ffst_iface skel_iface;
+#endif
 
 int skel_ioctl_init(void);
 long skel_ioctl(struct file *file, unsigned int cmd, unsigned long arg);

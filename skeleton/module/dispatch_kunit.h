@@ -1,0 +1,1 @@
+../../generic/module/dispatch_kunit.h
