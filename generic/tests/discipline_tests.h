@@ -254,7 +254,7 @@ TEST_F(op, every_unknown_flag_bit_fails_with_EINVAL)
 			TH_LOG("flag bit %d", bit);
 		}
 		EXPECT_EQ(false, variant->happened(self->fd, self->state)) {
-			TH_LOG("flag bit %d changed the table", bit);
+			TH_LOG("flag bit %d changed the state", bit);
 		}
 	}
 }
@@ -439,7 +439,7 @@ TEST_F(op, check_fields_at_ver0_size_writes_nothing_past_it)
 	EXPECT_EQ(expected | variant->d->check_fields, flags);
 }
 
-TEST_F(op, check_fields_changes_nothing_in_the_table)
+TEST_F(op, check_fields_changes_no_state)
 {
 	EXPECT_EQ(0, call_sized(self->fd, variant, self->state, variant->size, 0,
 				variant->d->check_fields, 0));
