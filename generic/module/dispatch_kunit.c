@@ -14,12 +14,16 @@
 
 #include "dispatch_kunit.h"
 
-/* The op with number @nr, or NULL for a hole in the table. */
-static const struct ffst_op *ffst_test_op(unsigned int nr)
+/*
+ * The op of the interface's table numbered *@nr or the first after it that
+ * is not a hole, its number left in *@nr; NULL past the table's end.
+ */
+static const struct ffst_op *ffst_next_op(unsigned int *nr)
 {
-	const struct ffst_op *op = &ffst_kunit_iface->ops[nr];
-
-	return op->handler ? op : NULL;
+	for (; *nr < ffst_kunit_iface->nr_ops; (*nr)++)
+		if (ffst_kunit_iface->ops[*nr].handler)
+			return &ffst_kunit_iface->ops[*nr];
+	return NULL;
 }
 
 static void ffst_test_abi_table_only_grows(struct kunit *test)
@@ -28,10 +32,7 @@ static void ffst_test_abi_table_only_grows(struct kunit *test)
 	const struct ffst_op *op;
 	unsigned int nr, abi;
 
-	for (nr = 0; nr < ffst_kunit_iface->nr_ops; nr++) {
-		op = ffst_test_op(nr);
-		if (!op)
-			continue;
+	for (nr = 0; (op = ffst_next_op(&nr)); nr++) {
 		for (abi = 0; abi < op->nr_abi; abi++) {
 			const struct ffst_op_abi *v = &op->abi[abi];
 
@@ -62,10 +63,7 @@ static void ffst_test_usize_bounds(struct kunit *test)
 	const struct ffst_op *op;
 	unsigned int nr;
 
-	for (nr = 0; nr < ffst_kunit_iface->nr_ops; nr++) {
-		op = ffst_test_op(nr);
-		if (!op)
-			continue;
+	for (nr = 0; (op = ffst_next_op(&nr)); nr++) {
 		KUNIT_EXPECT_EQ(test, -EINVAL, ffst_usize_check(op, 0));
 		KUNIT_EXPECT_EQ(test, -EINVAL,
 				ffst_usize_check(op, op->size_ver0 - 1));
@@ -87,10 +85,7 @@ static void ffst_test_unknown_flag_bits_are_invalid(struct kunit *test)
 	const struct ffst_op *op;
 	union ffst_args args;
 
-	for (nr = 0; nr < ffst_kunit_iface->nr_ops; nr++) {
-		op = ffst_test_op(nr);
-		if (!op)
-			continue;
+	for (nr = 0; (op = ffst_next_op(&nr)); nr++) {
 		for (abi = 0; abi < op->nr_abi; abi++) {
 			const struct ffst_op_abi *v = &op->abi[abi];
 
@@ -124,10 +119,7 @@ static void ffst_test_check_fields_mixed_is_invalid(struct kunit *test)
 	const struct ffst_op *op;
 	unsigned int nr;
 
-	for (nr = 0; nr < ffst_kunit_iface->nr_ops; nr++) {
-		op = ffst_test_op(nr);
-		if (!op)
-			continue;
+	for (nr = 0; (op = ffst_next_op(&nr)); nr++) {
 		const struct ffst_op_abi *v = &op->abi[op->nr_abi - 1];
 
 		args.flags = check_fields;
@@ -151,10 +143,7 @@ static void ffst_test_check_fields_template(struct kunit *test)
 	unsigned int nr, abi;
 	size_t i;
 
-	for (nr = 0; nr < ffst_kunit_iface->nr_ops; nr++) {
-		op = ffst_test_op(nr);
-		if (!op)
-			continue;
+	for (nr = 0; (op = ffst_next_op(&nr)); nr++) {
 		const u8 *b = op->fields;
 
 		KUNIT_EXPECT_EQ(test, 0ULL, *(const u64 *)op->fields);
