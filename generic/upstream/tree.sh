@@ -42,6 +42,10 @@ pristine_tree() {	# ksrc -> repository
 		rm -f "$repo/.version" &&
 		# -f: Debian's .gitignore ignores the whole top level
 		git -C "$repo" init -q &&
+		# no "git gc --auto" after the commits that follow: it would
+		# repack some 90,000 objects in the background (minutes of CPU
+		# beside the checks), holding the lock it inherits
+		git -C "$repo" config gc.auto 0 &&
 		git -C "$repo" add -A -f &&
 		git -C "$repo" -c user.name=pristine -c user.email=pristine@localhost \
 			commit -q -m "$(basename "$src"), as Debian ships it" >&2 &&
