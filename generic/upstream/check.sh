@@ -11,9 +11,11 @@
 # to pristine; the series made against it; then
 #   - git am applies every patch (no fuzz: am has none)
 #   - after every patch, as the build bots check a series: the tree
-#     builds what it has so far -- the UAPI header test of the header,
-#     the driver in-tree with W=1 C=1 and no warning and linked as a
-#     module (modpost: no undefined symbol), the selftests with -Werror
+#     builds what it has so far -- the UAPI header test of the header
+#     (a sample's, which is not exported: compiled on its own as a
+#     program includes it), the driver or sample in-tree with W=1 C=1 and
+#     no warning and linked as a module (modpost: no undefined symbol),
+#     the selftests with -Werror
 #   - checkpatch.pl --strict on each: no error, no warning, and no CHECK
 #     the cover letter does not explain
 #   - scripts/parse-maintainers.pl: MAINTAINERS parses to what it did
@@ -34,9 +36,9 @@
 #     uid 65534, every program passes (those of series.conf's TEST_TIMED,
 #     whose tests bound a wait, in a second VM under -icount); without
 #     the module, every program skips (KSFT_SKIP)
+#   - the KUnit suites, if the project has them, through kunit.py with
+#     their .kunitconfig, on UML (UPSTREAM_KUNIT=0 leaves it out)
 # Prints "ok - ..." or "not ok - ..." per check, then "N passed, N failed".
-# The KUnit suite is not run here through kunit.py (a UML kernel's build
-# does not fit CI's time); make check-debug runs it on a debug kernel.
 set -uo pipefail
 
 top=$(pwd)
@@ -47,7 +49,9 @@ export PATH=/usr/bin:$PATH
 unset MAKEFLAGS MFLAGS MAKELEVEL
 here=$(cd "$(dirname "$0")" && pwd)
 . ./upstream/series.conf
-UPPER=$(echo "$NAME" | tr a-z A-Z)
+. "$here/tree.sh"
+# UPPER, KSYM, and where the series puts things: DRV, HDR, DOC, ST
+upstream_paths || exit 1
 fetch=$(ls "$top"/tests/vm/fetch.sh "$top"/generic/vm/fetch.sh 2>/dev/null | head -n 1)
 vmdir=$(dirname "$fetch")
 cache_var=${UPPER}_CACHE
@@ -59,7 +63,6 @@ APPEND=
 mode=check
 mkdir -p "$BUILD"
 . "$vmdir/lib.sh"
-. "$here/tree.sh"
 "$fetch" deps upstream >&2 || exit 1
 
 # The series is the user's: authored and signed off by git's identity.
@@ -98,8 +101,8 @@ selftest_vm() {	# kver vmlinuz ko ksft-dir log timed(0|1)
 	local root=$BUILD/$1/initramfs t sel=
 	for t in $TEST_PROGS; do
 		case " ${TEST_TIMED:-} " in
-		*" $t "*) [ "$6" = 0 ] || sel="$sel -t drivers/$NAME:$t" ;;
-		*) [ "$6" = 1 ] || sel="$sel -t drivers/$NAME:$t" ;;
+		*" $t "*) [ "$6" = 0 ] || sel="$sel -t $ST:$t" ;;
+		*) [ "$6" = 1 ] || sel="$sel -t $ST:$t" ;;
 		esac
 	done
 	guest_root "$root"
@@ -270,8 +273,8 @@ PY
 		git -C '$repo' diff '$base' HEAD | grep -nE '^\+.*\bmake (check|lint|mutate|bench|survey|demo|census|upstream|check-[a-z]+)\b'; true"
 	check "$series: kernel-doc -none -Wall on the series' new C files" bash -c "
 		cd '$repo' && perl scripts/kernel-doc -none -Wall $new 2>&1"
-	check "$series: docutils reads Documentation/userspace-api/$NAME.rst (kernel-doc directives aside)" bash -c "
-		sed 's/^\\.\\. kernel-doc::/.. kernel-doc/; s/^   :identifiers:/   identifiers/' '$repo/Documentation/userspace-api/$NAME.rst' |
+	check "$series: docutils reads $DOC (kernel-doc directives aside)" bash -c "
+		sed 's/^\\.\\. kernel-doc::/.. kernel-doc/; s/^   :identifiers:/   identifiers/' '$repo/$DOC' |
 		python3 -c 'import sys, docutils.core; docutils.core.publish_string(sys.stdin.read(), writer_name=\"null\", settings_overrides={\"halt_level\": 2, \"report_level\": 2})' 2>&1"
 	echo "# $series: get_maintainer.pl would send the series to:"
 	(cd "$repo" && perl scripts/get_maintainer.pl --no-git --no-git-fallback --no-rolestats \
@@ -314,7 +317,8 @@ PY
 	# Debian's answers to the tree's Kconfig as it is now
 	configure() {
 		cp "$kdir/.config" "$obj/.config" &&
-		"$repo/scripts/config" --file "$obj/.config" -m "$UPPER" \
+		"$repo/scripts/config" --file "$obj/.config" -m "$KSYM" \
+			$([ "$DRV" != samples/$NAME ] || printf -- '-e SAMPLES') \
 			-e HEADERS_INSTALL -e UAPI_HEADER_TEST \
 			-d MODULE_SIG_ALL --set-str SYSTEM_TRUSTED_KEYS "" \
 			--set-str SYSTEM_REVOCATION_KEYS "" &&
@@ -340,9 +344,9 @@ PY
 		git -C "$repo" checkout -q "$p"
 		configure
 		what=
-		[ ! -e "$repo/include/uapi/linux/$NAME.h" ] || what="$what header"
-		[ ! -d "$repo/drivers/misc/$NAME" ] || what="$what driver"
-		[ ! -d "$repo/tools/testing/selftests/drivers/$NAME" ] || what="$what selftests"
+		[ ! -e "$repo/$HDR" ] || what="$what header"
+		[ ! -e "$repo/$DRV/Makefile" ] || what="$what ${DRV%%/*}"
+		[ ! -d "$repo/tools/testing/selftests/$ST" ] || what="$what selftests"
 		check "$series: after patch $k/$n ($subject) the tree builds:${what:- nothing of the series}" bash -c "
 			if [ -e '$repo/include/uapi/linux/$NAME.h' ]; then
 				$mk headers >/dev/null 2>&1 && test -e $obj/usr/include/linux/$NAME.h ||
@@ -350,12 +354,18 @@ PY
 				$mk usr/ 2>&1 | grep -i -e error -e warning -e '$NAME'
 				test -e $obj/usr/include/linux/$NAME.hdrtest || echo 'the UAPI header test did not run'
 			fi
-			if [ -d '$repo/drivers/misc/$NAME' ]; then
-				$mk W=1 $c drivers/misc/$NAME/ 2>&1 | grep -v -e 'genksyms/parse.y' -e 'Skipping BTF'
-				$mk M=$krepo/drivers/misc/$NAME CONFIG_${UPPER}_KUNIT_TEST= modules 2>&1 | grep -v 'Skipping BTF'
+			if [ -e '$repo/$HDR' ] && [ '$HDR' != include/uapi/linux/$NAME.h ]; then
+				$mk headers >/dev/null 2>&1
+				echo 'int main(void) { return 0; }' |
+					gcc -Wall -Werror -isystem $obj/usr/include -include '$repo/$HDR' -x c -o /dev/null - 2>&1
 			fi
-			if [ -d '$repo/tools/testing/selftests/drivers/$NAME' ]; then
-				make -s -C '$repo/tools/testing/selftests' TARGETS=drivers/$NAME \
+			if [ -e '$repo/$DRV/Makefile' ]; then
+				$mk W=1 $c $DRV/ 2>&1 | grep -v -e 'genksyms/parse.y' -e 'Skipping BTF'
+				$mk M=$krepo/$DRV CONFIG_${KSYM}_KUNIT_TEST= modules 2>&1 | grep -v 'Skipping BTF'
+				test -e '$repo/$DRV/$NAME.ko' || echo 'no $NAME.ko: is CONFIG_$KSYM set?'
+			fi
+			if [ -d '$repo/tools/testing/selftests/$ST' ]; then
+				make -s -C '$repo/tools/testing/selftests' TARGETS=$ST \
 					KHDR_INCLUDES='-isystem $obj/usr/include' USERCFLAGS=-Werror LDFLAGS=-static \
 					OUTPUT=$BUILD/$series/selftests-$k >/dev/null 2>$BUILD/$series/selftests-$k.err ||
 					tail -n 20 $BUILD/$series/selftests-$k.err
@@ -377,22 +387,40 @@ PY
 			comm -13 <(printf '%s\n' \"\$1\") <(printf '%s\n' \"\$2\")
 			f=\$(find '$html' -name $NAME.html | head -n 1)
 			[ -n \"\$f\" ] || { echo 'no $NAME.html built:'; tail -n 5 '$BUILD/$series/docs-after.log'; }
-			grep -rqs 'href=\"$NAME.html\"' '$html/index.html' '$html/userspace-api/index.html' ||
+			grep -rqs 'href=\"$NAME.html\"' '$html/index.html' '$html/userspace-api/index.html' \
+				'$html/userspace-api/ioctl/index.html' '$html/ioctl/index.html' ||
 				echo 'the index does not link to $NAME.html'" _ "$before" "$after"
 	else
 		echo "# $series: the Sphinx build skipped (UPSTREAM_SPHINX=0)"
 	fi
 
-	local ko=$repo/drivers/misc/$NAME/$NAME.ko ksft=$BUILD/$series/kselftest
-	check "$series: make -C tools/testing/selftests TARGETS=drivers/$NAME install" bash -c "
+	local ko=$repo/$DRV/$NAME.ko ksft=$BUILD/$series/kselftest
+	check "$series: make -C tools/testing/selftests TARGETS=$ST install" bash -c "
 		rm -rf '$ksft'
-		make -s -C '$repo/tools/testing/selftests' TARGETS=drivers/$NAME \
+		make -s -C '$repo/tools/testing/selftests' TARGETS=$ST \
 			KHDR_INCLUDES='-isystem $obj/usr/include' LDFLAGS=-static \
 			OUTPUT=$BUILD/$series/selftests INSTALL_PATH='$ksft' install >/dev/null 2>&1 ||
 			echo 'kselftest install failed'
 		test -x '$ksft/run_kselftest.sh' || echo 'no run_kselftest.sh'"
 	if [ "$root" != - ]; then
 		umount "$root$krepo" "$root$kobj" 2>/dev/null || true
+	fi
+
+	# The KUnit suite the way KUnit tests run in a tree: kunit.py builds a
+	# UML kernel from the .kunitconfig beside the driver (or sample), boots
+	# it and reads the results -- every case must pass, none be skipped.
+	# (About 10 minutes on 2 cores; UPSTREAM_KUNIT=0 leaves it out and says
+	# so.)
+	if [ -n "${KUNIT_SRC:-}" ] && [ "${UPSTREAM_KUNIT:-1}" = 1 ]; then
+		check "$series: tools/testing/kunit/kunit.py run --kunitconfig=$DRV (UML): every case passes" bash -c "
+			cd '$repo' && python3 tools/testing/kunit/kunit.py run --kunitconfig=$DRV \
+				--build_dir='$BUILD/$series/kunit' --jobs=$(nproc) >'$BUILD/$series/kunit.log' 2>&1 ||
+				{ tail -n 30 '$BUILD/$series/kunit.log'; exit 1; }
+			grep -E '^\[[0-9:]+\] Testing complete\. Ran [0-9]+ tests: passed: [0-9]+\$' '$BUILD/$series/kunit.log' >/dev/null ||
+				grep -E 'Testing complete|failed|skipped|crashed' '$BUILD/$series/kunit.log' | tail -n 5"
+		grep -E 'Testing complete' "$BUILD/$series/kunit.log" 2>/dev/null | sed 's/^/# kunit.py: /'
+	elif [ -n "${KUNIT_SRC:-}" ]; then
+		echo "# $series: kunit.py skipped (UPSTREAM_KUNIT=0)"
 	fi
 	if [ "$failed" != "$failed_before" ] || [ ! -e "$ko" ]; then
 		record fail "$series: the selftests in a VM: not run (a step above failed)"

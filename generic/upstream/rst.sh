@@ -1,16 +1,18 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# rst.sh HEADER NAME: Documentation/userspace-api/NAME.rst, made from the
-# uapi header alone so that it cannot say other than the header: its
+# rst.sh HEADER NAME [PATH]: Documentation/userspace-api/NAME.rst, made
+# from the uapi header alone (PATH: where the tree has it, by default
+# include/uapi/linux/NAME.h) so that it cannot say other than the header: its
 # opening comment, its other comments (the rules, discovery) as written,
 # then per ioctl its struct (the header's kernel-doc, pulled in by
 # Sphinx), its flags and its published sizes.
 set -euo pipefail
 hdr=${1:?usage: rst.sh HEADER NAME}
-name=${2:?usage: rst.sh HEADER NAME}
+name=${2:?usage: rst.sh HEADER NAME [PATH]}
+path=${3:-include/uapi/linux/$name.h}
 
 perl -e '
-my ($hdr, $name) = @ARGV;
+my ($hdr, $name, $path) = @ARGV;
 my $upper = uc $name;
 open(my $fh, "<", $hdr) or die "$hdr: $!\n";
 my @lines = <$fh>;
@@ -42,7 +44,7 @@ my $title = $name;
 print ".. SPDX-License-Identifier: GPL-2.0\n\n";
 print "=" x length($title), "\n$title\n", "=" x length($title), "\n\n";
 my $first = shift @comments;
-print "The comment that opens ``include/uapi/linux/$name.h``::\n\n";
+print "The comment that opens ``$path``::\n\n";
 print map { $_ eq "\n" ? "\n" : "    $_" } @$first;
 print "\n";
 if (@comments) {
@@ -72,7 +74,7 @@ for my $io (@ioctls) {
 		      ".\n\n";
 	}
 	my $struct = "${name}_" . lc($op);
-	print ".. kernel-doc:: include/uapi/linux/$name.h\n   :identifiers: $struct\n\n"
+	print ".. kernel-doc:: $path\n   :identifiers: $struct\n\n"
 		if grep { /^struct \Q$struct\E \{/ } @lines;
 }
 # Structs the header documents that no ioctl takes (what a read() of a
@@ -86,7 +88,7 @@ if (@other) {
 	print "Other structures\n================\n\n";
 	for my $o (@other) {
 		print "``struct $o->[0]``: $o->[1].\n\n",
-		      ".. kernel-doc:: include/uapi/linux/$name.h\n   :identifiers: $o->[0]\n\n";
+		      ".. kernel-doc:: $path\n   :identifiers: $o->[0]\n\n";
 	}
 }
 print "Discovery\n=========\n\n";
@@ -96,4 +98,4 @@ print "A program asks the running kernel what an operation supports by calling\n
       "understands and the size of its struct, zeroing the rest of the caller\x27s\n",
       "struct.  A flag or field the running kernel does not know is therefore\n",
       "never a guess, and never silently ignored.\n";
-' "$hdr" "$name"
+' "$hdr" "$name" "$path"

@@ -11,13 +11,19 @@
 # git repository of the whole tree (tree.sh, made once under the cache),
 # so that git am applies it there with no fuzz and its base-commit is
 # that tree's.  The project's upstream/series.conf (sourced; see its
-# comments) says what goes where.  The patches, each of which builds:
+# comments) says what goes where, and where the series goes
+# (UPSTREAM_DEST: drivers/misc, or samples for a teaching example, sent as
+# an RFC; tree.sh's upstream_paths()).  The patches, each of which builds:
 #
-#   1. the uapi header, its ioctl-number.rst line, a MAINTAINERS entry
-#   2. the driver under drivers/misc/NAME/, its Kconfig entry and Makefile
-#      line, and its KUnit tests with their .kunitconfig (if it has any)
-#   3. Documentation/userspace-api/NAME.rst, from the header's kernel-doc
-#   4. the selftests, tools/testing/selftests/drivers/NAME/, on lib.mk
+#   1. the uapi header (with its ioctl-number.rst line), or the sample's
+#      header, and a MAINTAINERS entry
+#   2. the driver under drivers/misc/NAME/ or the module under
+#      samples/NAME/, its Kconfig entry and Makefile line, and its KUnit
+#      tests with their .kunitconfig (if it has any)
+#   3. its page, Documentation/userspace-api/NAME.rst (or ioctl/NAME.rst
+#      for a sample), from the header's kernel-doc
+#   4. the selftests, tools/testing/selftests/drivers/NAME/ (or
+#      samples/NAME/), on lib.mk
 #
 # The abi_version parameter (a module that answers as an older ABI) is
 # the project's own testing aid and stays out.  Each patch adding files
@@ -38,7 +44,9 @@ cd "$top"
 . ./upstream/series.conf
 : "${NAME:?}" "${UAPI:?}" "${DRIVER_SRCS:?}" "${TEST_SRCS:?}" "${TEST_PROGS:?}"
 : "${PROMPT:?}" "${HELP:?}" "${SUMMARY:?}"
-UPPER=$(echo "$NAME" | tr a-z A-Z)
+# shellcheck source=tree.sh
+. "$here/tree.sh"
+upstream_paths || exit 1
 type=$(sed -n "s/^#define ${UPPER}_IOC_[A-Z0-9_]*[[:space:]]*_IO[A-Z]*('\\(.\\)'.*/\\1/p" "$UAPI" | head -n 1)
 [ -n "$type" ] || { echo "series.sh: no ioctl type in $UAPI" >&2; exit 1; }
 
@@ -46,8 +54,6 @@ type=$(sed -n "s/^#define ${UPPER}_IOC_[A-Z0-9_]*[[:space:]]*_IO[A-Z]*('\\(.\\)'
 # user's: git's identity, never one made up here.  (make check-upstream,
 # on a machine with none, passes its own and says so:
 # UPSTREAM_CHECK_IDENTITY=1.)
-# shellcheck source=tree.sh
-. "$here/tree.sh"
 if [ "${UPSTREAM_CHECK_IDENTITY:-0}" != 1 ] && ! real_identity; then
 	echo "series.sh: the patches are authored and signed off by you, and git's identity is" \
 	     "'$(git config user.name) <$(git config user.email)>': set a real one" \
@@ -78,7 +84,7 @@ in_tree_words() {	# files
 	local f
 	for f; do
 		[ -f "$f" ] || continue
-		DRV="drivers/misc/$NAME" perl -0 -i -pe '
+		DRV=$DRV perl -0 -i -pe '
 			s{\bgeneric/module/}{$ENV{DRV}/}g;
 			s{(?<![\w/])module/(\w+\.[ch])\b}{$ENV{DRV}/$1}g;
 			s{\bgeneric/tests/(\w+\.h)\b}{$1}g;
@@ -113,10 +119,8 @@ in_tree_edit() {	# dir edits
 commit() {	# subject, body (wrapped at 72)
 	# what the series adds, in the tree's words (again: it is idempotent)
 	# shellcheck disable=SC2046
-	in_tree_words "$repo/include/uapi/linux/$NAME.h" \
-		"$repo/Documentation/userspace-api/$NAME.rst" \
-		$(find "$repo/drivers/misc/$NAME" "$repo/tools/testing/selftests/drivers/$NAME" \
-		       -type f 2>/dev/null)
+	in_tree_words "$repo/$HDR" "$repo/$DOC" \
+		$(find "$repo/$DRV" "$repo/tools/testing/selftests/$ST" -type f 2>/dev/null)
 	# -f: Debian's .gitignore ignores the whole top level
 	git -C "$repo" add -A -f
 	printf '%s\n\n%s\n' "$1" "$2" | git -C "$repo" commit -q -s -F -
@@ -167,7 +171,10 @@ maintainers_file() {	# the path to add under our entry
 		$t =~ s{(?<=\n\n)(\Q$title\E\n(?:[A-Z]:\t.*\n)*)}{
 			my @lines = split /\n/, $1; my $h = shift @lines;
 			push @lines, "F:\t$path";
-			my @f = sort grep { /^F:/ } @lines;
+			# a path under a directory the entry already has goes
+			my @d = map { /^F:\t(.*\/)$/ ? $1 : () } @lines;
+			my @f = sort grep { my $l = $_; /^F:/ &&
+				!grep { index($l, "F:\t$_") == 0 && $l ne "F:\t$_" } @d } @lines;
 			my @o = grep { !/^F:/ } @lines;
 			join("\n", $h, @o, @f) . "\n"
 		}e or die "MAINTAINERS: no entry $title\n";
@@ -177,10 +184,10 @@ maintainers_file() {	# the path to add under our entry
 
 # --- 1: the uapi header -------------------------------------------------
 MAINT_TITLE="$UPPER ${MAINT_WHAT:-INTERFACE}"
-mkdir -p "$repo/include/uapi/linux"
-cp "$UAPI" "$repo/include/uapi/linux/$NAME.h"
+mkdir -p "$(dirname "$repo/$HDR")"
+cp "$UAPI" "$repo/$HDR"
 range=${IOCTL_RANGE:?}
-perl -i -e '
+[ "$DRV" = samples/$NAME ] || perl -i -e '
 	my ($line) = shift @ARGV; my $done = 0;
 	while (<>) {
 		if (!$done && /^\x27(.)\x27 / && $1 gt substr($line, 1, 1)) {
@@ -191,18 +198,29 @@ perl -i -e '
 	die "ioctl-number.rst: no place for $line\n" unless $done;' \
 	"$(printf "'%s'   %-6s linux/%-51s %s" "$type" "$range" "$NAME.h" "${IOCTL_COMMENT:-}" | sed 's/ *$//')" \
 	"$repo/Documentation/userspace-api/ioctl/ioctl-number.rst"
-maintainers_entry "$MAINT_TITLE" "$(printf '%s\nM:\t%s <%s>\nL:\t%s\nS:\tMaintained\nF:\tinclude/uapi/linux/%s.h' \
-	"$MAINT_TITLE" "$ident_name" "$ident_mail" "${MAINT_LIST:-linux-kernel@vger.kernel.org}" "$NAME")"
-commit "uapi: $NAME: add the $NAME ioctl interface" \
+maintainers_entry "$MAINT_TITLE" "$(printf '%s\nM:\t%s <%s>\nL:\t%s\nS:\tMaintained\nF:\t%s' \
+	"$MAINT_TITLE" "$ident_name" "$ident_mail" "${MAINT_LIST:-linux-kernel@vger.kernel.org}" \
+	"$HDR")"
+if [ "$DRV" = samples/$NAME ]; then
+	commit "samples: $NAME: add the header of a flags-first ioctl interface" \
+"$(fold -s -w 72 <<EOF | sed 's/ *$//'
+$SUMMARY
+
+This patch adds the sample's header alone: its structs, flags and ioctl numbers, each with the rule it follows. It stays in the sample and is not exported: a sample is code to read and copy, not an ABI, so it claims no ioctl range either. The module, its documentation and its selftests follow.
+EOF
+)"
+else
+	commit "uapi: $NAME: add the $NAME ioctl interface" \
 "$(fold -s -w 72 <<EOF | sed 's/ *$//'
 $SUMMARY
 
 This patch adds the header alone: its structs, flags and ioctl numbers, and claims the ioctl type '$type' ($range) in ioctl-number.rst, which lists no other user of it. The driver, its documentation and its selftests follow.
 EOF
 )"
+fi
 
 # --- 2: the driver --------------------------------------------------------
-drv=$repo/drivers/misc/$NAME
+drv=$repo/$DRV
 mkdir -p "$drv"
 objs=
 for f in $DRIVER_SRCS; do
@@ -237,41 +255,58 @@ perl "$here/in-tree-abi.pl" "$drv"/*.c
 in_tree_edit "$drv" "${IN_TREE_DRIVER:-}"
 {
 	echo "# SPDX-License-Identifier: GPL-2.0-only"
-	echo "obj-\$(CONFIG_$UPPER) += $NAME.o"
+	echo "obj-\$(CONFIG_$KSYM) += $NAME.o"
 	echo "$NAME-y := $(echo $objs | fold -s -w 56 | sed '2,$s/^/\t\t/; $!s/ *$/ \\/')"
 	# the KUnit module, NAME_kunit.ko: one file, or several linked
 	if [ -n "${KUNIT_SRC:-}" ]; then
 		kobjs=$(for f in $KUNIT_SRC; do case $f in *.c) basename "${f%.c}.o" ;; esac; done | xargs)
 		if [ "$kobjs" = "${NAME}_kunit.o" ]; then
-			echo "obj-\$(CONFIG_${UPPER}_KUNIT_TEST) += $kobjs"
+			echo "obj-\$(CONFIG_${KSYM}_KUNIT_TEST) += $kobjs"
 		else
-			echo "obj-\$(CONFIG_${UPPER}_KUNIT_TEST) += ${NAME}_kunit.o"
+			echo "obj-\$(CONFIG_${KSYM}_KUNIT_TEST) += ${NAME}_kunit.o"
 			echo "${NAME}_kunit-y := $kobjs"
 		fi
 	fi
+	# the sample's header is the sample's own, not the tree's
+	if [ "$DRV" = samples/$NAME ]; then
+		echo
+		echo "ccflags-y := -I\$(src)/uapi"
+	fi
 } >"$drv/Makefile"
+# The KUnit tests, if any, come with the code they test: a patch of
+# their own would add files without touching MAINTAINERS, which
+# checkpatch warns of (FILE_PATH_CHANGES), though the entry's directory
+# covers them.
 kunit_kconfig=
 if [ -n "${KUNIT_SRC:-}" ]; then
 	# shellcheck disable=SC2086
 	cp $KUNIT_SRC "$drv/"
-	printf 'CONFIG_KUNIT=y\nCONFIG_%s=y\nCONFIG_%s_KUNIT_TEST=y\n' "$UPPER" "$UPPER" >"$drv/.kunitconfig"
+	{
+		echo "CONFIG_KUNIT=y"
+		[ "$DRV" != samples/$NAME ] || echo "CONFIG_SAMPLES=y"
+		printf 'CONFIG_%s=y\nCONFIG_%s_KUNIT_TEST=y\n' "$KSYM" "$KSYM"
+	} >"$drv/.kunitconfig"
 	kunit_kconfig=$(printf '\nconfig %s_KUNIT_TEST\n\ttristate "KUnit tests for %s" if !KUNIT_ALL_TESTS\n\tdepends on %s && KUNIT\n\tdefault KUNIT_ALL_TESTS\n\thelp\n\t  KUnit tests of the rules %s enforces on every ioctl: flag\n\t  validation, size negotiation, the CHECK_FIELDS answer, and the\n\t  checks of its table of operations at load.\n\n\t  If unsure, say N.\n' \
-		"$UPPER" "$NAME" "$UPPER" "$NAME")
+		"$KSYM" "$NAME" "$KSYM" "$NAME")
 fi
-kconfig=$(printf 'config %s\n\ttristate "%s"\n\thelp\n%s\n\n\t  To compile this driver as a module, choose M here: the\n\t  module will be called %s.\n\n\t  If unsure, say N.\n%s\n' \
-	"$UPPER" "$PROMPT" "$(fold -s -w 62 <<<"$HELP" | sed 's/ *$//; s/^/\t  /')" "$NAME" "$kunit_kconfig")
+kconfig=$(printf 'config %s\n\ttristate "%s"\n\thelp\n%s\n\n\t  To compile this %s as a module, choose M here: the\n\t  module will be called %s.\n\n\t  If unsure, say N.\n%s\n' \
+	"$KSYM" "$PROMPT" "$(fold -s -w 62 <<<"$HELP" | sed 's/ *$//; s/^/\t  /')" \
+	"$([ "$DRV" = samples/$NAME ] && echo sample || echo driver)" "$NAME" "$kunit_kconfig")
+# the entry goes before the first line that sources another Kconfig
+# (drivers/misc/Kconfig's own entries end there; samples/Kconfig's, at
+# samples/rust/Kconfig, inside "if SAMPLES")
 perl -i -e '
 	my ($block) = shift @ARGV; my $done = 0;
 	while (<>) {
-		if (!$done && /^source "drivers\/misc\//) { print "$block\n"; $done = 1; }
+		if (!$done && /^source "(drivers\/misc|samples)\//) { print "$block\n\n"; $done = 1; }
 		print;
 	}
-	die "drivers/misc/Kconfig: no source line\n" unless $done;' "$kconfig" "$repo/drivers/misc/Kconfig"
-printf 'obj-$(CONFIG_%s)\t+= %s/\n' "$UPPER" "$NAME" >>"$repo/drivers/misc/Makefile"
-maintainers_file "drivers/misc/$NAME/"
+	die "$ARGV: no source line\n" unless $done;' "$kconfig" "$repo/${DRV%/*}/Kconfig"
+printf 'obj-$(CONFIG_%s)\t+= %s/\n' "$KSYM" "$NAME" >>"$repo/${DRV%/*}/Makefile"
+maintainers_file "$DRV/"
 kunit_words=
-[ -z "${KUNIT_SRC:-}" ] || kunit_words="The KUnit tests (${UPPER}_KUNIT_TEST, with a .kunitconfig beside them) cover the dispatcher's pure logic and the checks of the table at load."
-commit "misc: $NAME: add the driver" \
+[ -z "${KUNIT_SRC:-}" ] || kunit_words="The KUnit tests (${KSYM}_KUNIT_TEST, with a .kunitconfig beside them for tools/testing/kunit/kunit.py) check the rules of the dispatcher on every operation of the table -- each ABI row, the size bounds, every unknown flag bit, CHECK_FIELDS and its template, the reserved bytes, and tables it must refuse at load -- and $NAME's own rules, which only its handlers know."
+commit "$([ "$DRV" = samples/$NAME ] && echo "samples: $NAME: add the module" || echo "misc: $NAME: add the driver")" \
 "$(fold -s -w 72 <<EOF | sed 's/ *$//'
 $DRIVER_WHY
 
@@ -282,30 +317,45 @@ EOF
 )"
 
 # --- 3: the documentation -------------------------------------------------
-"$here/rst.sh" "$UAPI" "$NAME" >"$repo/Documentation/userspace-api/$NAME.rst"
-# The page goes last in the entries of the "Devices and I/O" toctree:
-# after its options (":maxdepth: 1") and the blank line that ends them.
-perl -i -e '
-	my ($name) = shift @ARGV; my ($sect, $done, $seen) = (0, 0, 0);
-	while (<>) {
-		$sect = 1 if /^Devices and I\/O/;
-		if ($sect == 1 && /^\.\. toctree::/) { $sect = 2; }
-		if ($sect == 2 && !$done && /^\s*$/ && $seen) { print "   $name\n"; $done = 1; }
-		$seen = 1 if $sect == 2 && /^   [^\s:]/;
-		print;
-	}
-	if ($sect == 2 && !$done && $seen) { print "   $name\n"; $done = 1; }
-	die "index.rst: no Devices and I/O toctree\n" unless $done;' \
-	"$NAME" "$repo/Documentation/userspace-api/index.rst"
-maintainers_file "Documentation/userspace-api/$NAME.rst"
-commit "docs: $NAME: document the ioctl interface" \
+"$here/rst.sh" "$UAPI" "$NAME" "$HDR" >"$repo/$DOC"
+# The page goes last in the entries of userspace-api's "Devices and I/O"
+# toctree, after the toctree's options (":maxdepth: 1") and the blank line
+# that ends them; a sample's, in the IOCTLs pages' toctree, after
+# ioctl-decoding (how to read an ioctl number: the page shows how to
+# design one), or last if that page is gone.
+if [ "$DRV" = samples/$NAME ]; then
+	perl -i -e '
+		my ($name) = shift @ARGV; my ($done, $last) = (0, "");
+		while (<>) {
+			print;
+			if (!$done && /^   ioctl-decoding$/) { print "   $name\n"; $done = 1; }
+			$last = $_;
+		}
+		print "\n" unless $done || $last eq "\n";
+		print "   $name\n" unless $done;' "$NAME" "$repo/$DOC_INDEX"
+else
+	perl -i -e '
+		my ($name) = shift @ARGV; my ($sect, $done, $seen) = (0, 0, 0);
+		while (<>) {
+			$sect = 1 if /^Devices and I\/O/;
+			if ($sect == 1 && /^\.\. toctree::/) { $sect = 2; }
+			if ($sect == 2 && !$done && /^\s*$/ && $seen) { print "   $name\n"; $done = 1; }
+			$seen = 1 if $sect == 2 && /^   [^\s:]/;
+			print;
+		}
+		if ($sect == 2 && !$done && $seen) { print "   $name\n"; $done = 1; }
+		die "index.rst: no Devices and I/O toctree\n" unless $done;' "$NAME" "$repo/$DOC_INDEX"
+fi
+maintainers_file "$DOC"
+commit "$([ "$DRV" = samples/$NAME ] && echo "docs: ioctl: $NAME, a worked example of a flags-first interface" ||
+	echo "docs: $NAME: document the ioctl interface")" \
 "$(fold -s -w 72 <<EOF | sed 's/ *$//'
 Describe $NAME's rules in the order the driver applies them, each operation with its flags, fields and errors (the header's kernel-doc), how a program asks the running kernel what it supports, and how the structs have grown.
 EOF
 )"
 
 # --- 4: the selftests -----------------------------------------------------
-st=$repo/tools/testing/selftests/drivers/$NAME
+st=$repo/tools/testing/selftests/$ST
 mkdir -p "$st"
 hdrs=
 # flat, but for tests/ops/ (each op's tests), kept as a directory of its own
@@ -320,7 +370,11 @@ in_tree_edit "$st" "${IN_TREE_TESTS:-}"
 extra=$(for f in $TEST_SRCS; do case $f in *.c) b=$(basename "$f"); case " $TEST_PROGS " in *" ${b%.c} "*) ;; *) echo "$b" ;; esac ;; esac; done | xargs)
 {
 	echo "# SPDX-License-Identifier: GPL-2.0"
-	echo "CFLAGS += -Wall -O2 -pthread -I../.. \$(KHDR_INCLUDES)"
+	if [ "$DRV" = samples/$NAME ]; then
+		echo "CFLAGS += -Wall -O2 -pthread -I../.. -I\$(top_srcdir)/$DRV/uapi \$(KHDR_INCLUDES)"
+	else
+		echo "CFLAGS += -Wall -O2 -pthread -I../.. \$(KHDR_INCLUDES)"
+	fi
 	echo "LDLIBS += -pthread"
 	echo
 	echo "TEST_GEN_PROGS := $(echo $TEST_PROGS | fold -s -w 60 | sed '2,$s/^/\t/; $!s/ *$/ \\/')"
@@ -336,31 +390,49 @@ extra=$(for f in $TEST_SRCS; do case $f in *.c) b=$(basename "$f"); case " $TEST
 # kselftest's runner gives a program 45 s unless told: the slowest of
 # these takes minutes on an emulated machine
 printf '%s\n' "timeout=${TEST_TIMEOUT:-900}" >"$st/settings"
-printf 'CONFIG_%s=m\n' "$UPPER" >"$st/config"
+{
+	[ "$DRV" != samples/$NAME ] || echo "CONFIG_SAMPLES=y"
+	printf 'CONFIG_%s=m\n' "$KSYM"
+} >"$st/config"
 [ -z "${TEST_CONFIG:-}" ] || printf '%s\n' $TEST_CONFIG >>"$st/config"
 printf '%s\n' $TEST_PROGS >"$st/.gitignore"
 perl -e '
 	my ($t, $f) = @ARGV; my $last = -1;
 	open(my $in, "<", $f) or die "$f: $!\n";
 	my @l = <$in>;
-	for my $i (0 .. $#l) { $last = $i if $l[$i] =~ /^TARGETS \+= drivers\// && $l[$i] lt "TARGETS += $t\n"; }
-	die "selftests/Makefile: no drivers TARGETS\n" if $last < 0;
+	# among the drivers/ targets, after the last that sorts before it;
+	# elsewhere (the list is not sorted everywhere), before the first
+	# that sorts after it
+	for my $i (0 .. $#l) {
+		next unless $l[$i] =~ /^TARGETS \+= /;
+		if ($t =~ m{^drivers/}) {
+			$last = $i if $l[$i] =~ m{^TARGETS \+= drivers/} && $l[$i] lt "TARGETS += $t\n";
+		} elsif ($l[$i] gt "TARGETS += $t\n") {
+			$last = $i - 1;
+			last;
+		}
+	}
+	die "selftests/Makefile: no place among the TARGETS for $t\n" if $last < 0;
 	splice @l, $last + 1, 0, "TARGETS += $t\n";
 	open(my $out, ">", $f) or die "$f: $!\n";
-	print $out @l;' "drivers/$NAME" "$repo/tools/testing/selftests/Makefile"
-maintainers_file "tools/testing/selftests/drivers/$NAME/"
-commit "selftests: drivers/$NAME: test every rule on every ioctl" \
+	print $out @l;' "$ST" "$repo/tools/testing/selftests/Makefile"
+maintainers_file "tools/testing/selftests/$ST/"
+commit "selftests: $ST: test every rule on every ioctl" \
 "$(fold -s -w 72 <<EOF | sed 's/ *$//'
 $TESTS_WHY
 
-Run with the module loaded (config: CONFIG_$UPPER=m), as root and as an unprivileged user; a test that needs root or a capability it lacks says so and skips.
+Run with the module loaded (config: CONFIG_$KSYM=m), as root and as an unprivileged user; a test that needs root or a capability it lacks says so and skips.
 EOF
 )"
 
 # --- the series -------------------------------------------------------------
 rm -rf "$out"
 mkdir -p "$out"
-git -C "$repo" format-patch -q --cover-letter --base="$base" -o "$(cd "$out" && pwd)" "$base"
+# A sample is offered for discussion first: an RFC
+prefix=PATCH
+[ "$DRV" != samples/$NAME ] || prefix="RFC PATCH"
+git -C "$repo" format-patch -q --cover-letter --subject-prefix="$prefix" --base="$base" \
+	-o "$(cd "$out" && pwd)" "$base"
 cover=$(ls "$out"/0000-cover-letter.patch)
 version=$(sed -n 's/^VERSION = //p' "$ksrc/Makefile").$(sed -n 's/^PATCHLEVEL = //p' "$ksrc/Makefile")
 # What checkpatch --strict still says, for the cover letter to explain
@@ -376,10 +448,16 @@ fi
 if [ "$others" -gt 0 ]; then
 	check_words="$check_words Other findings of checkpatch.pl --strict, to be dealt with before sending: $(grep -v "SPACING: spaces preferred around that '\*'" <<<"$checks" | sed 's/^[^:]*://' | sort -u | paste -sd ';')"
 fi
+header_words="the header passes the UAPI header test"
+[ "$DRV" != samples/$NAME ] || header_words="the header compiles on its own, as a program includes it"
 blurb=$(fold -s -w 72 <<EOF | sed 's/ *$//'
 $SUMMARY
 
-The series is made against Linux $version as Debian ships it (linux-source-$version; the base-commit below is a git repository of that whole tree, not a commit of mainline) and checked there: after every patch the tree builds (the driver with W=1 C=1, the selftests with -Werror), each patch passes checkpatch.pl --strict, MAINTAINERS parses as before with one entry more (scripts/parse-maintainers.pl), the documentation builds with Sphinx with no new warning, the header passes the UAPI header test, and the selftests pass under the kselftest runner in a VM running that kernel with the in-tree-built module. Rebase it on the tree it is sent to.
+${COVER_WHY:-}
+
+${COVER_LEFT_OUT:-}
+
+The series is made against Linux $version as Debian ships it (linux-source-$version; the base-commit below is a git repository of that whole tree, not a commit of mainline) and checked there: after every patch the tree builds (the driver with W=1 C=1, the selftests with -Werror), each patch passes checkpatch.pl --strict, MAINTAINERS parses as before with one entry more (scripts/parse-maintainers.pl), the documentation builds with Sphinx with no new warning, $header_words, and the selftests pass under the kselftest runner in a VM running that kernel with the in-tree-built module. Rebase it on the tree it is sent to.
 
 ${COVER_NOTES:-}
 
@@ -387,6 +465,8 @@ $check_words
 EOF
 )
 blurb=$(cat -s <<<"$blurb" | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}')
-SUBJECT="$NAME: an ioctl interface designed flags first" BLURB=$blurb \
+subject="$NAME: an ioctl interface designed flags first"
+[ "$DRV" != samples/$NAME ] || subject="samples: $NAME, a worked example of an ioctl interface designed flags first"
+SUBJECT=$subject BLURB=$blurb \
 	perl -0 -i -pe 's/\*\*\* SUBJECT HERE \*\*\*/$ENV{SUBJECT}/; s/\*\*\* BLURB HERE \*\*\*/$ENV{BLURB}/' "$cover"
 ls "$out"

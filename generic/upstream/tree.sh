@@ -70,3 +70,30 @@ real_identity() {
 		return 1 ;;
 	esac
 }
+
+# Where a series puts things, from series.conf's UPSTREAM_DEST: a real
+# interface goes to drivers/misc (its header exported from include/uapi,
+# its ioctl range claimed, its page among the userspace API's devices); a
+# teaching example goes to samples/, where the kernel keeps code written
+# to be read (samples/kfifo, samples/kobject): its header stays in the
+# sample (samples/NAME/uapi/linux/NAME.h, never exported), it claims no
+# ioctl range, and its page sits beside ioctl-number and ioctl-decoding.
+# Sets KSYM (its Kconfig symbol), DRV, HDR, DOC (paths in the tree), DOC_INDEX
+# (the toctree it joins) and ST (its selftests' directory, under
+# tools/testing/selftests/).
+upstream_paths() {
+	UPPER=$(echo "$NAME" | tr a-z A-Z)
+	case ${UPSTREAM_DEST:-drivers/misc} in
+	drivers/misc)
+		KSYM=$UPPER DRV=drivers/misc/$NAME HDR=include/uapi/linux/$NAME.h
+		DOC=Documentation/userspace-api/$NAME.rst
+		DOC_INDEX=Documentation/userspace-api/index.rst ST=drivers/$NAME ;;
+	samples)
+		KSYM=SAMPLE_$UPPER DRV=samples/$NAME HDR=samples/$NAME/uapi/linux/$NAME.h
+		DOC=Documentation/userspace-api/ioctl/$NAME.rst
+		DOC_INDEX=Documentation/userspace-api/ioctl/index.rst ST=samples/$NAME ;;
+	*)
+		echo "upstream: UPSTREAM_DEST is drivers/misc or samples, not ${UPSTREAM_DEST}" >&2
+		return 1 ;;
+	esac
+}
