@@ -81,6 +81,7 @@ real_identity() {
 # Sets KSYM (its Kconfig symbol), DRV, HDR, DOC (paths in the tree), DOC_INDEX
 # (the toctree it joins) and ST (its selftests' directory, under
 # tools/testing/selftests/).
+# shellcheck disable=SC2034	# the variables are the caller's
 upstream_paths() {
 	UPPER=$(echo "$NAME" | tr a-z A-Z)
 	case ${UPSTREAM_DEST:-drivers/misc} in
