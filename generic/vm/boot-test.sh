@@ -3,9 +3,10 @@
 # make lint's check of lib.sh's boot(), with a stand-in for QEMU first in
 # PATH (this script, called as qemu-system-x86_64): which guests it boots
 # again, and which it stops.
-#   - a kernel that dies before init, or dies untainted before the module
-#     was loaded, is booted three times; one that dies tainted by an
-#     out-of-tree module, or finishes, once;
+#   - a kernel that dies before init, or reports untainted (before the
+#     module was loaded), dead or finished, is booted three times; one that
+#     dies or reports tainted by an out-of-tree module, or finishes without
+#     a report, once;
 #   - a guest that sleeps, or spins, past TIMEOUT is stopped at TIMEOUT;
 #   - a guest that spins on a CPU where other work starves it is not
 #     stopped at TIMEOUT (the host did not let it run), only by the wall
@@ -32,6 +33,10 @@ if [ "$(basename "$0")" = qemu-system-x86_64 ]; then
 	untainted) echo "=== t: kernel 6.12 ==="; report "Not tainted" ;;
 	tainted) echo "=== t: kernel 6.12 ==="; report "Tainted: G           O" ;;
 	finished) printf '=== t: kernel 6.12 ===\n=== t: done ===\n' ;;
+	finished-untainted) echo "=== t: kernel 6.12 ==="; report "Not tainted"
+		echo "=== t: done ===" ;;
+	finished-tainted) echo "=== t: kernel 6.12 ==="
+		report "Tainted: G           O"; echo "=== t: done ===" ;;
 	sleep)	echo "=== t: kernel 6.12 ==="; exec sleep 1000 ;;
 	spin)	echo "=== t: kernel 6.12 ==="
 		exec nice -n -10 bash -c 'while :; do :; done' 2>/dev/null ;;
@@ -81,6 +86,8 @@ expect 3 0 10 no early
 expect 3 0 10 no untainted
 expect 1 0 5 no tainted
 expect 1 0 5 no finished
+expect 3 0 10 no finished-untainted
+expect 1 0 5 no finished-tainted
 expect 1 6 23 yes sleep
 expect 1 6 23 yes spin
 # Four busy loops at nice 0 on CPU 0 leave the nice-19 guest there well
