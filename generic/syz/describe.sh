@@ -48,9 +48,11 @@ awk -v h="$tmp/hints" -v v="$tmp/verbatim" '
 ' "$hints"
 touch "$tmp/hints" "$tmp/verbatim"
 
-# The header, read as userspace/ops.sh reads it, made into a C program
-# that prints the description (argument "txt") or its constants ("const").
-awk -v n="$n" -v N="$(echo "$n" | tr 'a-z' 'A-Z')" -v hints="$tmp/hints" '
+# The header, read by header.awk (beside this file) as userspace/ops.sh
+# reads it, made into a C program that prints the description (argument
+# "txt") or its constants ("const").
+awk -v n="$n" -v N="$(echo "$n" | tr 'a-z' 'A-Z')" -v hints="$tmp/hints" \
+    -f "$(dirname "$0")/header.awk" -f /dev/fd/3 "$hdr" >"$tmp/describe.c" 3<<'EOF'
 BEGIN {
 	while ((getline l <hints) > 0) {
 		split(l, w, /[ \t]+/)
@@ -61,30 +63,6 @@ BEGIN {
 			hret[w[2]] = w[3]
 	}
 }
-$0 ~ "^struct " n "_[a-z0-9_]+ \\{$" { s = $2; next }
-s && /^\};/ { s = ""; next }
-s && /^\t__[us](8|16|32|64) [a-z0-9_]+;/ {
-	t = $1; sub(/^__[us]/, "", t)
-	m = $2; sub(/;.*/, "", m)
-	nf[s]++; ftype[s, nf[s]] = t; fname[s, nf[s]] = m
-	next
-}
-$0 ~ "^#define " N "_IOC_[A-Z0-9_]+[ \t]" {
-	op = $2; sub("^" N "_IOC_", "", op)
-	line = $0
-	while (line ~ /\\$/ && (getline more) > 0)
-		line = line more
-	if (!match(line, "_IO(WR|W|R)\\("))
-		next
-	ops[++nops] = op
-	d = substr(line, RSTART, RLENGTH)
-	dir[op] = d == "_IOWR(" ? "inout" : d == "_IOW(" ? "in" : "out"
-	if (match(line, "struct " n "_[a-z0-9_]+"))
-		st[op] = substr(line, RSTART + 7, RLENGTH - 7)
-	next
-}
-$0 ~ "^#define " N "_[A-Z0-9_]+[ \t]+0x[0-9a-fA-F]+" { defs[++ndefs] = $2; next }
-$0 ~ "^#define " N "_[A-Z0-9_]+_SIZE_VER[0-9]+[ \t]" { vers[++nvers] = $2; next }
 function p(fmt) { printf "\tprintf(\"%s\\n\");\n", fmt }
 # the op has a flags field first and sizes to negotiate
 function disciplined(u) { return fname[st[u], 1] == "flags" }
@@ -196,7 +174,8 @@ END {
 	}
 	print "\treturn 0;"
 	print "}"
-}' "$hdr" >"$tmp/describe.c"
+}
+EOF
 gcc -Wall -Werror -I"$top/uapi" -o "$tmp/describe" "$tmp/describe.c"
 {
 	# a size published twice (VER0 as today's) is listed once

@@ -12,38 +12,15 @@
 # legacy one) is left out: probe and raw speak the discipline's ioctls.
 name=${1:?usage: ops.sh NAME <header >ops.h}
 upper=$(echo "$name" | tr 'a-z' 'A-Z')
-exec awk -v n="$name" -v N="$upper" '
-$0 ~ "^struct " n "_[a-z0-9_]+ \\{$" { s = $2; first[s] = ""; next }
-s && /^\};/ { s = ""; next }
-s && /^\t__[us](8|16|32|64) [a-z0-9_]+;/ {
-	m = $2; sub(/;.*/, "", m)
-	if (first[s] == "")
-		first[s] = m
-	if (m != "flags" && m !~ /^__reserved/)
-		fields[s] = fields[s] "\tFIELD(" s ", " m "),\n"
-	next
-}
-$0 ~ "^#define " N "_IOC_[A-Z0-9_]+[ \t]" {
-	op = $2; sub("^" N "_IOC_", "", op)
-	line = $0
-	while (line ~ /\\$/ && (getline more) > 0)
-		line = line more
-	if (match(line, "struct " n "_[a-z0-9_]+")) {
-		ops[++nops] = op
-		st[op] = substr(line, RSTART + 7, RLENGTH - 7)
-	}
-	next
-}
-$0 ~ "^#define " N "_[A-Z0-9_]+[ \t]+0x[0-9a-fA-F]+" {
-	defs[++ndefs] = $2
-	next
-}
+here=$(dirname "$0")
+# The header's structs, ops and constants: header.awk, beside this file.
+exec awk -v n="$name" -v N="$upper" -f "$here/header.awk" -f /dev/fd/3 3<<'EOF'
 END {
 	printf "/* Made by ops.sh from <linux/%s.h>. */\n\n", n
 	list = ""
 	for (i = 1; i <= nops; i++) {
 		u = ops[i]; l = tolower(u)
-		if (first[st[u]] != "flags" || st[u] != n "_" l)
+		if (fname[st[u], 1] != "flags" || st[u] != n "_" l)
 			continue
 		printf "static const struct flag_name %s_flags[] = {\n", l
 		for (j = 1; j <= ndefs; j++) {
@@ -56,8 +33,11 @@ END {
 			printf "\t{ %s, \"%s\" },\n", f, fl
 		}
 		printf "\t{ %s_CHECK_FIELDS, \"CHECK_FIELDS\" },\n\t{ 0, NULL },\n};\n\n", N
-		printf "static const struct field %s_fields[] = {\n%s\t{ NULL, 0, 0 },\n};\n\n", \
-		       l, fields[st[u]]
+		printf "static const struct field %s_fields[] = {\n", l
+		for (j = 2; j <= nf[st[u]]; j++)
+			if (fname[st[u], j] !~ /^__reserved/)
+				printf "\tFIELD(%s, %s),\n", st[u], fname[st[u], j]
+		printf "\t{ NULL, 0, 0 },\n};\n\n"
 		list = list " \\\n\tX(" l ", " u ")"
 		count++
 	}
@@ -68,4 +48,5 @@ END {
 	printf "#define %s_OP(op, OP) \\\n", N
 	printf "\t{ #op, _IOC_NR(%s_IOC_##OP), sizeof(struct %s_##op), \\\n", N, n
 	printf "\t  op##_flags, op##_fields, NULL, NULL, NULL },\n"
-}'
+}
+EOF

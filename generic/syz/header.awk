@@ -1,0 +1,1 @@
+../userspace/header.awk
