@@ -13,8 +13,8 @@
 #     clock's limit.
 # Silent when all is as above; else says what was not, and exits 1.
 # About 40 seconds, on a busy host too: the spinning guest is given a
-# higher priority (as root), the starved one a CPU of its own with four
-# busy loops.
+# higher priority (as root: nice, and its session's autogroup), the
+# starved one a CPU of its own with four busy loops.
 set -euo pipefail
 
 # The stand-in: writes -pidfile's file, prints a console as $FAKE says.
@@ -39,7 +39,11 @@ if [ "$(basename "$0")" = qemu-system-x86_64 ]; then
 		report "Tainted: G           O"; echo "=== t: done ===" ;;
 	sleep)	echo "=== t: kernel 6.12 ==="; exec sleep 1000 ;;
 	spin)	echo "=== t: kernel 6.12 ==="
-		exec nice -n -10 bash -c 'while :; do :; done' 2>/dev/null ;;
+		# With autogroups the scheduler weighs sessions, so nice alone
+		# does nothing against other users' builds: a session of its
+		# own, its group's weight raised (as root)
+		exec setsid bash -c 'echo -10 >/proc/self/autogroup 2>/dev/null
+			exec nice -n -10 bash -c "while :; do :; done"' 2>/dev/null ;;
 	starved) echo "=== t: kernel 6.12 ==="
 		exec taskset -c 0 nice -n 19 bash -c 'while :; do :; done' ;;
 	esac
@@ -96,5 +100,7 @@ for _ in 1 2 3 4; do
 	taskset -c 0 bash -c 'while :; do :; done' &
 	hogs+=($!)
 done
-VM_WALL_LIMIT=20 expect 1 20 24 no starved
+# (It ends at the wall clock's 20 s; QEMU's pipe and the watcher take a
+# few seconds more to wind down on a loaded host.)
+VM_WALL_LIMIT=20 expect 1 20 30 no starved
 exit $bad

@@ -195,25 +195,25 @@ boot() {	# vmlinuz initrd job log
 # one of its threads spent waiting for a CPU (run_delay,
 # /proc/PID/task/TID/schedstat), looked at every VM_WATCH_STEP (5)
 # seconds.  A guest that runs, spins or sits halted is charged in full;
-# one starved by other work is not.  (A thread's wait is added to its
-# run_delay when it next runs: the charge may run ahead by a wait under
-# way, never behind.)  Writes why it stopped the VM to @pidfile.stopped,
+# one starved by other work is not.  (A wait under way is counted from the
+# last look at which its thread had run: the charge may run behind by up
+# to a step, never ahead.)  Writes why it stopped the VM to @pidfile.stopped,
 # which boot() appends to the log.  Always returns 0 (callers run under
 # set -e).
 vm_watch() {	# pidfile limit
 	local pidfile=$1 limit_ms=$(($2 * 1000)) pid='' used start
-	# shellcheck disable=SC2034 # vm_delays' through its name
-	local -A first=()
+	# shellcheck disable=SC2034 # vm_delays' through their names
+	local -A first=() ran=() since=()
 	for _ in $(seq 300); do
 		[ -s "$pidfile" ] && break
 		sleep 0.1
 	done
 	pid=$(cat "$pidfile" 2>/dev/null) || return 0
 	start=$(vm_now_ms)
-	vm_delays "$pid" first
+	vm_delays "$pid" first ran since
 	while kill -0 "$pid" 2>/dev/null; do
 		sleep "${VM_WATCH_STEP:-5}"
-		vm_delays "$pid" first
+		vm_delays "$pid" first ran since
 		used=$(($(vm_now_ms) - start - vm_held))
 		if [ "$used" -ge "$limit_ms" ]; then
 			echo "=== the VM had $((used / 1000)) s of the host's time, its limit $((limit_ms / 1000)) s: stopped ===" \
@@ -233,19 +233,32 @@ vm_now_ms() {
 }
 
 # Sets vm_held to the longest time, in ms, one thread of @pid has waited
-# for a CPU since it was first seen here; keeps what each thread had
-# then in the caller's associative array @first.
-vm_delays() {	# pid first
-	local -n seen=$2
-	local f tid d max=0
+# for a CPU since it was first seen here: what its run_delay grew by, and
+# if it is runnable and has not run since a look before this one, the
+# wait under way since that look (run_delay counts a wait only once it
+# ends).  Keeps what it needs in the caller's associative arrays @first
+# (each thread's run_delay when first seen), @ran (its time on a CPU at
+# the last look) and @since (when that last changed, in ms).
+vm_delays() {	# pid first ran since
+	local -n seen=$2 on=$3 at=$4
+	local f tid exec d st now wait max=0
+	now=$(vm_now_ms)
 	for f in /proc/"$1"/task/*/schedstat; do
 		tid=${f%/schedstat}
 		tid=${tid##*/}
-		read -r _ d _ <"$f" 2>/dev/null || continue
+		read -r exec d _ <"$f" 2>/dev/null || continue
+		read -r st <"/proc/$1/task/$tid/stat" 2>/dev/null || continue
+		st=${st##*) }	# the thread's name may hold spaces and ")"
 		[ -n "${seen[$tid]:-}" ] || seen[$tid]=$d
-		[ $((d - seen[$tid])) -le "$max" ] || max=$((d - seen[$tid]))
+		if [ "${on[$tid]:-}" != "$exec" ]; then
+			on[$tid]=$exec
+			at[$tid]=$now
+		fi
+		wait=$(((d - seen[$tid]) / 1000000))
+		[ "${st%% *}" != R ] || wait=$((wait + now - at[$tid]))
+		[ "$wait" -le "$max" ] || max=$wait
 	done
-	vm_held=$((max / 1000000))
+	vm_held=$max
 }
 
 # True if the first "CPU: N ... Comm:" line of a report says "Not tainted",
