@@ -41,43 +41,59 @@
 
 #define WATCH_FD_LINK	"anon_inode:[flagsfirst-watch]"
 
+/* Milliseconds of CLOCK_MONOTONIC since @t0. */
+static long ms_since(const struct timespec *t0)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - t0->tv_sec) * 1000 +
+	       (now.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
 /*
  * A name that SET keeps replacing exists at every instant: a GET racing
  * with the replacement sees the old value or the new one, whole, and never
  * ENOENT.  Small values are copied under RCU, large ones through a
- * reference to the entry; both paths race here for a second each.
+ * reference to the entry; both paths race here for a second each, and
+ * longer if the reads have not yet seen both values (on a busy host the
+ * writer may not have run beside them), up to RACE_MS.
  */
+#define RACE_MS		10000
+
 TEST(get_sees_a_whole_value_and_never_enoent_while_set_replaces_it)
 {
 	static const size_t sizes[] = { 32, 200 };	/* FFST_SMALL_VALUE is 64 */
 	char name[64], a[256], b[256], out[257];
 	struct flagsfirst_get g;
 	int fd = open_dev(), status;
+	atomic_bool *stop;
 	size_t i;
 
 	ASSERT_LE(0, fd);
+	stop = mmap(NULL, sizeof(*stop), PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, stop);
 	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
 		unsigned long reads = 0, missed = 0, torn = 0, saw_a = 0, saw_b = 0;
-		struct timespec end, now;
+		bool exited = false;
+		struct timespec t0;
 		pid_t pid;
 
 		memset(a, 'a', sizes[i]);
 		memset(b, 'b', sizes[i]);
 		a[sizes[i]] = b[sizes[i]] = '\0';
 		ASSERT_EQ(0, set(fd, fresh(name, "race"), a, 0));
+		atomic_store(stop, false);
 		pid = fork();
 		ASSERT_LE(0, pid);
 		if (pid == 0) {
-			clock_gettime(CLOCK_MONOTONIC, &end);
-			end.tv_sec += 1;
-			do {
+			while (!atomic_load(stop))
 				if (set(fd, name, b, 0) || set(fd, name, a, 0))
 					_exit(1);
-				clock_gettime(CLOCK_MONOTONIC, &now);
-			} while (now.tv_sec < end.tv_sec ||
-				 (now.tv_sec == end.tv_sec && now.tv_nsec < end.tv_nsec));
 			_exit(0);
 		}
+		clock_gettime(CLOCK_MONOTONIC, &t0);
 		do {
 			int ret = get(fd, name, out, sizeof(out), &g);
 
@@ -88,10 +104,16 @@ TEST(get_sees_a_whole_value_and_never_enoent_while_set_replaces_it)
 				torn++;
 			saw_a += !ret && !strcmp(out, a);
 			saw_b += !ret && !strcmp(out, b);
-		} while (waitpid(pid, &status, WNOHANG) == 0);
+			if (reads % 64 == 0)
+				exited = waitpid(pid, &status, WNOHANG) != 0;
+		} while (!exited && ms_since(&t0) < RACE_MS &&
+			 (ms_since(&t0) < 1000 || !saw_a || !saw_b));
+		atomic_store(stop, true);
+		if (!exited)
+			ASSERT_EQ(pid, waitpid(pid, &status, 0));
 		/* The reads overlapped the writer: they saw both values. */
-		EXPECT_LT(0, saw_a) TH_LOG("%lu reads", reads);
-		EXPECT_LT(0, saw_b) TH_LOG("%lu reads", reads);
+		EXPECT_LT(0, saw_a) TH_LOG("%lu reads in %ld ms", reads, ms_since(&t0));
+		EXPECT_LT(0, saw_b) TH_LOG("%lu reads in %ld ms", reads, ms_since(&t0));
 		EXPECT_EQ(0, WIFEXITED(status) ? WEXITSTATUS(status) : -1)
 			TH_LOG("the writer failed, %zu-byte values", sizes[i]);
 		EXPECT_EQ(0, missed) TH_LOG("%lu of %lu GETs of %zu-byte values",
@@ -100,6 +122,7 @@ TEST(get_sees_a_whole_value_and_never_enoent_while_set_replaces_it)
 					  torn, reads, sizes[i]);
 		EXPECT_EQ(0, del(fd, name, 0));
 	}
+	munmap(stop, sizeof(*stop));
 	close(fd);
 }
 
@@ -394,15 +417,29 @@ static int count_watch_fds(void)
 	return count > 254 ? 254 : count;
 }
 
-/* Adversarial readers: faulting buffers while the queue overflows. */
+/*
+ * Adversarial readers: faulting buffers while the queue overflows.  The
+ * writer makes its w.n changes, and goes on until the reader has had a
+ * read fault (@faulted) or FAULT_MS have passed: on a busy host its
+ * changes may all have come while the reader was not running.
+ */
+#define FAULT_MS	20000
+
+struct fault_writer {
+	struct writer w;
+	atomic_bool faulted;
+	struct timespec t0;
+};
 
 static void *write_loop(void *arg)
 {
-	struct writer *w = arg;
+	struct fault_writer *fw = arg;
 	int i;
 
-	for (i = 0; i < w->n; i++)
-		set(w->fd, w->name, "v", 0);
+	for (i = 0; i < fw->w.n; i++)
+		set(fw->w.fd, fw->w.name, "v", 0);
+	while (!atomic_load(&fw->faulted) && ms_since(&fw->t0) < FAULT_MS)
+		set(fw->w.fd, fw->w.name, "v", 0);
 	return NULL;
 }
 
@@ -466,17 +503,19 @@ static bool follows(const struct rec *prev, const struct rec *r)
 
 TEST_F_TIMEOUT(reader, faulting_reads_during_overflow_lose_and_repeat_nothing, 120)
 {
-	struct writer w = { .fd = self->fd, .n = 10000 };
+	struct fault_writer fw = { .w = { .fd = self->fd, .n = 10000 } };
+	struct writer *w = &fw.w;
 	struct rec recs[64], prev = { .type = FLAGSFIRST_EVENT_SET };
 	unsigned long reads = 0, faults = 0, records = 0, overflows = 0;
 	bool done = false, written = false;
 	int i, n;
 
-	fresh(w.name, "adv");
-	ASSERT_EQ(0, set(self->fd, w.name, "v", 0));
-	prev.seq = seq_of(self->fd, w.name);
+	fresh(w->name, "adv");
+	ASSERT_EQ(0, set(self->fd, w->name, "v", 0));
+	prev.seq = seq_of(self->fd, w->name);
 	drain(self->wfd, self->good, 64 * 1024, recs, 64);
-	ASSERT_EQ(0, pthread_create(&w.tid, NULL, write_loop, &w));
+	clock_gettime(CLOCK_MONOTONIC, &fw.t0);
+	ASSERT_EQ(0, pthread_create(&w->tid, NULL, write_loop, &fw));
 	while (!done) {
 		unsigned char *buf;
 		size_t len;
@@ -505,11 +544,13 @@ TEST_F_TIMEOUT(reader, faulting_reads_during_overflow_lose_and_repeat_nothing, 1
 				    (errno == EINVAL && buf == self->good))
 				TH_LOG("read: %s", strerror(errno));
 			faults += errno == EFAULT;
+			if (errno == EFAULT)
+				atomic_store(&fw.faulted, true);
 			/* Empty once the writer is done: everything was read. */
 			if (errno == EAGAIN && written)
 				done = true;
 			else if (errno == EAGAIN)
-				written = pthread_tryjoin_np(w.tid, NULL) == 0;
+				written = pthread_tryjoin_np(w->tid, NULL) == 0;
 			continue;
 		}
 		/* A partial read returns whole records that fit before the hole. */
@@ -530,13 +571,13 @@ TEST_F_TIMEOUT(reader, faulting_reads_during_overflow_lose_and_repeat_nothing, 1
 	}
 	/* The last change is the last record, or inside the last OVERFLOW's gap. */
 	EXPECT_TRUE(prev.type == FLAGSFIRST_EVENT_OVERFLOW ||
-		    prev.seq == seq_of(self->fd, w.name));
+		    prev.seq == seq_of(self->fd, w->name));
 	EXPECT_LT(0, faults) TH_LOG("no read faulted: the test exercised nothing");
 	if (atoi(variant->max_queued) < 1024)
 		EXPECT_LT(0, overflows) TH_LOG("the queue never overflowed");
 	printf("# %lu reads, %lu faulted, %lu records, %lu overflows\n",
 	       reads, faults, records, overflows);
-	del(self->fd, w.name, 0);
+	del(self->fd, w->name, 0);
 }
 
 /*
