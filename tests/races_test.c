@@ -591,7 +591,8 @@ struct one_change {
 	int fd;
 	char prefix[48];
 	atomic_bool stop;
-	unsigned long present, absent, present_after_absent;
+	atomic_ulong present, absent;
+	unsigned long present_after_absent;
 };
 
 static void *get_backwards(void *arg)
@@ -607,10 +608,10 @@ static void *get_backwards(void *arg)
 			 ONE_CHANGE_ENTRIES - 1 - i);
 		i = (i + 97) % ONE_CHANGE_ENTRIES;
 		if (exists(c->fd, name)) {
-			c->present++;
+			atomic_fetch_add(&c->present, 1);
 			c->present_after_absent += seen_absent;
 		} else {
-			c->absent++;
+			atomic_fetch_add(&c->absent, 1);
 			seen_absent = true;
 		}
 	}
@@ -620,6 +621,7 @@ static void *get_backwards(void *arg)
 TEST(delete_all_is_one_change_for_a_concurrent_reader)
 {
 	struct one_change c = { .fd = open_dev() };
+	struct timespec t0;
 	char name[64];
 	pthread_t tid;
 	int i;
@@ -634,15 +636,24 @@ TEST(delete_all_is_one_change_for_a_concurrent_reader)
 		ASSERT_EQ(0, set(c.fd, name, "v", 0));
 	}
 	ASSERT_EQ(0, pthread_create(&tid, NULL, get_backwards, &c));
-	while (!c.present)
+	/*
+	 * DELETE_ALL once the reader has run, and the reader stopped once it
+	 * has seen the deletion: on a busy host either may wait for a CPU.
+	 * Bounded, so that a DELETE_ALL that deletes nothing fails in seconds.
+	 */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (!atomic_load(&c.present) && ms_since(&t0) < RACE_MS)
 		usleep(1000);
 	EXPECT_LE(ONE_CHANGE_ENTRIES, del(c.fd, "", FLAGSFIRST_DELETE_ALL));
-	usleep(20000);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (!atomic_load(&c.absent) && ms_since(&t0) < RACE_MS)
+		usleep(1000);
 	atomic_store(&c.stop, true);
 	pthread_join(tid, NULL);
 	EXPECT_EQ(0, c.present_after_absent)
 		TH_LOG("a reader saw a victim after another was gone");
-	EXPECT_LT(0, c.absent) TH_LOG("the reader never saw the deletion");
+	EXPECT_LT(0, atomic_load(&c.absent))
+		TH_LOG("the reader never saw the deletion");
 	close(c.fd);
 }
 
