@@ -600,7 +600,6 @@ TEST_F(events, a_nonblocking_read_does_not_wait_behind_a_blocked_reader)
 {
 	struct blocked b = { .wfd = watch(self->fd, FLAGSFIRST_EVENT_ALL, 0) };
 	pthread_t tid;
-	uint64_t t0, took;
 	char a[64];
 	int i;
 
@@ -611,13 +610,15 @@ TEST_F(events, a_nonblocking_read_does_not_wait_behind_a_blocked_reader)
 	ASSERT_EQ(true, sleeping(b.tid)) TH_LOG("the first reader never blocked");
 	ASSERT_EQ(0, fcntl(b.wfd, F_SETFL, O_NONBLOCK));
 	alarm(10);	/* with the bug, this read would wait until a signal */
-	t0 = now_ns();
 	EXPECT_EQ(-1, read(b.wfd, self->buf, sizeof(self->buf)));
 	EXPECT_EQ(EAGAIN, errno);
-	took = now_ns() - t0;
 	alarm(0);
-	EXPECT_GT(1000000000ULL, took)
-		TH_LOG("it waited %llu ms", (unsigned long long)(took / 1000000));
+	/*
+	 * It did not wait for the first reader: that one is still blocked
+	 * (no record has come).  Structure, not time: a busy host may stop
+	 * this thread for as long as it likes.
+	 */
+	EXPECT_EQ(true, sleeping(b.tid)) TH_LOG("the first reader is no longer blocked");
 	/* A record wakes the first reader. */
 	ASSERT_EQ(0, set(self->fd, fresh(a, "wake"), "v", 0));
 	pthread_join(tid, NULL);
@@ -628,9 +629,10 @@ TEST_F(events, a_nonblocking_read_does_not_wait_behind_a_blocked_reader)
 /*
  * A reader whose buffer faults holds the queue while its copy waits for
  * the page; userfaultfd keeps it there for as long as the test likes.  A
- * non-blocking read meanwhile must not wait for it either.  Should it wait,
- * the resolver serves the fault after 3 s, so the test fails rather than
- * hangs.
+ * non-blocking read meanwhile must not wait for it either: it returns
+ * while the fault is still unserved.  Should it wait, a timer ends it
+ * with EINTR after 5 s, and the resolver serves the fault after 10 s, so
+ * the test fails rather than hangs.
  */
 struct stuck {
 	int wfd, uffd;
@@ -660,12 +662,12 @@ static void serve_the_fault(struct stuck *st)
 		ioctl(st->uffd, UFFDIO_COPY, &copy);
 }
 
-static void *serve_the_fault_after_3_s(void *arg)
+static void *serve_the_fault_after_10_s(void *arg)
 {
 	struct stuck *st = arg;
 	int i;
 
-	for (i = 0; i < 300 && !atomic_load(&st->done); i++)
+	for (i = 0; i < 1000 && !atomic_load(&st->done); i++)
 		usleep(10000);
 	serve_the_fault(st);
 	return NULL;
@@ -680,7 +682,6 @@ TEST_F(events, a_nonblocking_read_does_not_wait_behind_a_reader_inside_its_copy)
 	struct pollfd pfd;
 	struct uffd_msg msg;
 	pthread_t reader, resolver;
-	uint64_t t0, took;
 	ssize_t got;
 	char a[64];
 	int err;
@@ -706,18 +707,16 @@ TEST_F(events, a_nonblocking_read_does_not_wait_behind_a_reader_inside_its_copy)
 	ASSERT_EQ(1, poll(&pfd, 1, 20000)) TH_LOG("the reader's copy never faulted");
 	ASSERT_EQ((ssize_t)sizeof(msg), read(st.uffd, &msg, sizeof(msg)));
 	ASSERT_EQ(UFFD_EVENT_PAGEFAULT, msg.event);
-	ASSERT_EQ(0, pthread_create(&resolver, NULL, serve_the_fault_after_3_s, &st));
+	ASSERT_EQ(0, pthread_create(&resolver, NULL, serve_the_fault_after_10_s, &st));
 
-	t0 = now_ns();
 	arm(false, 5000);	/* a read that blocks ends in EINTR */
 	got = read(self->wfd, self->buf, sizeof(self->buf));
 	err = errno;
 	setitimer(ITIMER_REAL, &off, NULL);
 	EXPECT_EQ(-1, got);
 	EXPECT_EQ(EAGAIN, err);
-	took = now_ns() - t0;
-	EXPECT_GT(1000000000ULL, took)
-		TH_LOG("it waited %llu ms", (unsigned long long)(took / 1000000));
+	/* Structure, not time: the stuck reader's fault is still unserved. */
+	EXPECT_EQ(0, atomic_load(&st.done)) TH_LOG("the read waited for the fault to be served");
 	serve_the_fault(&st);
 	pthread_join(resolver, NULL);
 	pthread_join(reader, NULL);
