@@ -196,10 +196,10 @@ boot() {	# vmlinuz initrd job log
 # /proc/PID/task/TID/schedstat), looked at every VM_WATCH_STEP (5)
 # seconds.  A guest that runs, spins or sits halted is charged in full;
 # one starved by other work is not.  (A wait under way is counted from the
-# last look at which its thread had run: the charge may run behind by up
-# to a step, never ahead.)  Writes why it stopped the VM to @pidfile.stopped,
-# which boot() appends to the log.  Always returns 0 (callers run under
-# set -e).
+# last look at which its thread had run, not from when it began: the
+# charge may run ahead by less than a step, never behind.)  Writes why it
+# stopped the VM to @pidfile.stopped, which boot() appends to the log.
+# Always returns 0 (callers run under set -e).
 vm_watch() {	# pidfile limit
 	local pidfile=$1 limit_ms=$(($2 * 1000)) pid='' used start
 	# shellcheck disable=SC2034 # vm_delays' through their names
